@@ -1,0 +1,89 @@
+//! The one error type of the public API.
+
+use std::fmt;
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in ferrotile.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library (`libcuda.so.1`) could not be loaded.
+    NoDriver,
+    /// The driver is there but reports no CUDA device.
+    NoDevice,
+    /// A driver call failed.
+    Driver {
+        /// What was being done.
+        op: &'static str,
+        /// The driver's message.
+        detail: String,
+    },
+    /// Device memory is exhausted; the context stays usable.
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: usize,
+    },
+    /// A kernel launch failed or faulted on the device.
+    Launch {
+        /// The kernel.
+        kernel: &'static str,
+        /// The driver's message.
+        detail: String,
+    },
+    /// The emulator found a fault (out-of-bounds access, shared-memory race,
+    /// divergent barrier) in a kernel.
+    Emulator {
+        /// The kernel.
+        kernel: &'static str,
+        /// What, where (block, thread, buffer, index).
+        detail: String,
+    },
+    /// An argument is invalid.
+    BadArgument {
+        /// The argument's name.
+        arg: &'static str,
+        /// Why.
+        detail: String,
+    },
+    /// A buffer does not have the length the other arguments imply.
+    LengthMismatch {
+        /// The argument's name.
+        arg: &'static str,
+        /// Elements needed.
+        expected: usize,
+        /// Elements given.
+        actual: usize,
+    },
+    /// Reading or writing a file failed (CLI helpers).
+    Io {
+        /// The path.
+        path: String,
+        /// The message.
+        detail: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoDriver => write!(
+                f,
+                "no CUDA driver: libcuda.so.1 could not be loaded (install the NVIDIA driver, or use the emulator backend)"
+            ),
+            Error::NoDevice => write!(f, "the CUDA driver reports no device"),
+            Error::Driver { op, detail } => write!(f, "CUDA driver error while {op}: {detail}"),
+            Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
+            Error::Launch { kernel, detail } => write!(f, "kernel `{kernel}` failed: {detail}"),
+            Error::Emulator { kernel, detail } => write!(f, "emulator fault in `{kernel}`: {detail}"),
+            Error::BadArgument { arg, detail } => write!(f, "invalid argument `{arg}`: {detail}"),
+            Error::LengthMismatch { arg, expected, actual } => {
+                write!(f, "invalid argument `{arg}`: expected {expected} elements, got {actual}")
+            }
+            Error::Io { path, detail } => write!(f, "{path}: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,111 @@
+//! One launch site per kernel for both backends.
+//!
+//! `launch!(ctx, kernels::path::to::kernel, cfg, arg, …)` passes each
+//! argument to the CUDA launch as its device representation and to the
+//! emulator as its host representation, so arguments are written once.
+
+use ferrotile_kernels::arch::Global;
+use ferrotile_kernels::sgemm::GemmParams;
+
+use crate::backend::{Buffer, Element};
+
+/// A value that can be a kernel argument on both backends.
+pub(crate) trait KernelArg {
+    /// What the emulated kernel receives.
+    type Emu: Copy + Send + Sync;
+    /// What the CUDA kernel receives (its bytes are the PTX parameter).
+    type Dev: Copy;
+    fn emu(&self, name: &'static str) -> Self::Emu;
+    fn dev(&self) -> Self::Dev;
+}
+
+impl<T: Element> KernelArg for &Buffer<T> {
+    type Emu = Global<T>;
+    type Dev = u64;
+    fn emu(&self, name: &'static str) -> Global<T> {
+        self.global(name)
+    }
+    fn dev(&self) -> u64 {
+        self.device_ptr()
+    }
+}
+
+impl<T: Element> KernelArg for &mut Buffer<T> {
+    type Emu = Global<T>;
+    type Dev = u64;
+    fn emu(&self, name: &'static str) -> Global<T> {
+        self.global(name)
+    }
+    fn dev(&self) -> u64 {
+        self.device_ptr()
+    }
+}
+
+macro_rules! by_value {
+    ($($t:ty),*) => {$(
+        impl KernelArg for $t {
+            type Emu = $t;
+            type Dev = $t;
+            fn emu(&self, _: &'static str) -> $t { *self }
+            fn dev(&self) -> $t { *self }
+        }
+    )*};
+}
+by_value!(u32, i32, f32, GemmParams);
+
+/// Pointer to a parameter value, as `cuLaunchKernel` wants it.
+pub(crate) trait ParamPtr {
+    fn param_ptr(&self) -> *mut std::ffi::c_void;
+}
+impl<T: Copy> ParamPtr for T {
+    fn param_ptr(&self) -> *mut std::ffi::c_void {
+        self as *const T as *mut std::ffi::c_void
+    }
+}
+
+/// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
+/// validate first), launches on the context's backend.
+macro_rules! launch {
+    ($ctx:expr, $($kernel:ident)::+, $cfg:expr, $($arg:expr),+ $(,)?) => {{
+        #[allow(unused_imports)]
+        use $crate::launch::{KernelArg as _, ParamPtr as _};
+        let ctx: &$crate::Context = $ctx;
+        let cfg: $crate::LaunchConfig = $cfg;
+        let name: &'static str = $crate::launch::last_segment(stringify!($($kernel)::+));
+        match ctx.backend() {
+            $crate::Backend::Cuda => {
+                let values: &[&dyn $crate::launch::ParamPtr] = &[$(&(&$arg).dev()),+];
+                let mut ptrs: Vec<*mut std::ffi::c_void> = values.iter().map(|v| v.param_ptr()).collect();
+                ctx.launch_cuda(name, cfg, &mut ptrs)
+            }
+            $crate::Backend::Emulator => {
+                let spec = ferrotile_kernels::arch::emu::LaunchSpec {
+                    kernel: name,
+                    grid: cfg.grid.into(),
+                    block: cfg.block.into(),
+                    shared_bytes: cfg.shared_bytes as usize,
+                };
+                let thread = || unsafe { $($kernel)::+($((&$arg).emu(stringify!($arg))),+) };
+                ferrotile_kernels::arch::emu::launch(spec, &thread)
+                    .map_err(|e| $crate::Error::Emulator { kernel: name, detail: e.to_string() })
+            }
+        }
+    }};
+}
+
+/// `"kernels::sgemm::sgemm_naive"` → `"sgemm_naive"` (the PTX entry name).
+pub(crate) const fn last_segment(path: &'static str) -> &'static str {
+    let b = path.as_bytes();
+    let mut i = b.len();
+    while i > 0 {
+        if b[i - 1] == b':' || b[i - 1] == b' ' {
+            break;
+        }
+        i -= 1;
+    }
+    let (_, tail) = b.split_at(i);
+    match std::str::from_utf8(tail) {
+        Ok(s) => s,
+        Err(_) => path,
+    }
+}

@@ -1,0 +1,88 @@
+//! ferrotile: CUDA kernels written in Rust.
+//!
+//! The kernels live in the `#![no_std]` crate `ferrotile-kernels`, compiled
+//! to PTX (committed under `host/ptx/`, embedded here) and, for the CPU
+//! emulator, to the host. This crate launches them:
+//!
+//! ```no_run
+//! use ferrotile::{Context, Result};
+//! # fn main() -> Result<()> {
+//! let ctx = Context::auto(); // CUDA when a device is there, else the emulator
+//! let a = ctx.upload(&[1.0f32, 2.0, 3.0])?;
+//! let b = ctx.upload(&[10.0f32, 20.0, 30.0])?;
+//! let mut c = ctx.alloc::<f32>(3)?;
+//! ferrotile::vec_add(&ctx, &a, &b, &mut c)?;
+//! assert_eq!(c.download()?, vec![11.0, 22.0, 33.0]);
+//! # Ok(()) }
+//! ```
+//!
+//! Every public function validates its arguments before it launches
+//! anything and returns [`Error::BadArgument`] / [`Error::LengthMismatch`]
+//! naming the argument. Results are checked in the tests against the CPU
+//! references in [`reference`].
+
+mod backend;
+mod error;
+#[macro_use]
+mod launch;
+pub mod gemm;
+pub mod reference;
+pub mod transpose;
+mod vec_add;
+
+pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
+pub use error::{Error, Result};
+pub use ferrotile_kernels as kernels;
+pub use ferrotile_kernels::launch::LaunchConfig;
+pub use vec_add::vec_add;
+
+/// Validation helpers shared by the public functions.
+pub(crate) mod check {
+    use crate::{Buffer, Element, Error, Result};
+
+    /// A dimension must be ≥ 1 and fit the kernels' `u32` indices.
+    pub fn dim(arg: &'static str, v: usize) -> Result<u32> {
+        if v == 0 {
+            return Err(Error::BadArgument { arg, detail: "must be at least 1".into() });
+        }
+        u32::try_from(v).map_err(|_| Error::BadArgument {
+            arg,
+            detail: format!("{v} does not fit the kernels' 32-bit indices"),
+        })
+    }
+
+    /// A buffer must hold exactly `expected` elements.
+    pub fn len<T: Element>(arg: &'static str, b: &Buffer<T>, expected: usize) -> Result<()> {
+        if b.len() != expected {
+            return Err(Error::LengthMismatch { arg, expected, actual: b.len() });
+        }
+        Ok(())
+    }
+
+    /// A buffer must hold at least `needed` elements.
+    pub fn len_at_least<T: Element>(arg: &'static str, b: &Buffer<T>, needed: usize) -> Result<()> {
+        if b.len() < needed {
+            return Err(Error::LengthMismatch { arg, expected: needed, actual: b.len() });
+        }
+        Ok(())
+    }
+
+    /// Every buffer must live on the context's backend.
+    pub fn backend(ctx: &crate::Context, on: &[(&'static str, bool)]) -> Result<()> {
+        match on.iter().find(|(_, ok)| !ok) {
+            Some((arg, _)) => Err(Error::BadArgument {
+                arg,
+                detail: format!("buffer belongs to another backend than the context ({:?})", ctx.backend()),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// `rows * cols` elements, or an error if that overflows.
+    pub fn product(arg: &'static str, dims: &[usize]) -> Result<usize> {
+        dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| Error::BadArgument {
+            arg,
+            detail: format!("{dims:?} has more elements than memory can address"),
+        })
+    }
+}

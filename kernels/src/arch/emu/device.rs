@@ -1,0 +1,279 @@
+//! Host side of the device layer: the same API as on nvptx, backed by the
+//! emulator's per-thread state, with every access checked.
+
+use core::marker::PhantomData;
+use core::mem::{align_of, size_of};
+use std::format;
+
+use super::sched::{barrier, current, fault};
+
+macro_rules! index_fn {
+    ($($(#[$m:meta])* $name:ident => |$b:ident, $t:ident| $e:expr;)*) => {$(
+        $(#[$m])*
+        #[inline]
+        pub fn $name() -> u32 {
+            let ($b, $t) = current();
+            let _ = (&$b, &$t);
+            $e
+        }
+    )*};
+}
+
+index_fn! {
+    /// `threadIdx.x`
+    thread_idx_x => |b, t| t.idx[0];
+    /// `threadIdx.y`
+    thread_idx_y => |b, t| t.idx[1];
+    /// `threadIdx.z`
+    thread_idx_z => |b, t| t.idx[2];
+    /// `blockIdx.x`
+    block_idx_x => |b, t| b.block_idx[0];
+    /// `blockIdx.y`
+    block_idx_y => |b, t| b.block_idx[1];
+    /// `blockIdx.z`
+    block_idx_z => |b, t| b.block_idx[2];
+    /// `blockDim.x`
+    block_dim_x => |b, t| b.block_dim.x;
+    /// `blockDim.y`
+    block_dim_y => |b, t| b.block_dim.y;
+    /// `blockDim.z`
+    block_dim_z => |b, t| b.block_dim.z;
+    /// `gridDim.x`
+    grid_dim_x => |b, t| b.grid_dim.x;
+    /// `gridDim.y`
+    grid_dim_y => |b, t| b.grid_dim.y;
+    /// `gridDim.z`
+    grid_dim_z => |b, t| b.grid_dim.z;
+}
+
+/// `__syncthreads()`: waits until every thread of the block arrives.
+#[inline]
+pub fn sync_threads() {
+    barrier()
+}
+
+/// A device buffer passed to a kernel; on the host it carries its length
+/// and name so that every access is bounds-checked.
+pub struct Global<T> {
+    ptr: *mut T,
+    len: usize,
+    name: &'static str,
+}
+
+impl<T> Clone for Global<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Global<T> {}
+// SAFETY: the emulator's blocks share buffers the way GPU blocks do; the
+// kernels write disjoint elements (checked by the tests' references).
+unsafe impl<T> Send for Global<T> {}
+unsafe impl<T> Sync for Global<T> {}
+
+impl<T: Copy> Global<T> {
+    /// Wraps host memory for an emulated launch.
+    ///
+    /// # Safety
+    /// `ptr` is valid for reads and writes of `len` elements for as long as
+    /// the launch runs.
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, name: &'static str) -> Self {
+        Global { ptr, len, name }
+    }
+
+    /// The buffer's length in elements.
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer is empty.
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn check(self, op: &str, i: usize, n: usize, align: usize) {
+        if i.checked_add(n).is_none_or(|end| end > self.len) {
+            fault(format!(
+                "out-of-bounds {op} of `{}` at index {i} (+{n} elements), buffer length {}",
+                self.name, self.len
+            ));
+        }
+        if (i * size_of::<T>()) % align != 0 {
+            fault(format!(
+                "misaligned {op} of `{}` at index {i}: {} bytes from the buffer start, needs {align}-byte alignment",
+                self.name,
+                i * size_of::<T>()
+            ));
+        }
+    }
+
+    /// Reads element `i` (checked).
+    ///
+    /// # Safety
+    /// Always safe on the host (a bad index is reported as a fault); unsafe
+    /// for symmetry with the device.
+    #[inline]
+    pub unsafe fn read(self, i: usize) -> T {
+        self.check("read", i, 1, 1);
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Writes element `i` (checked).
+    ///
+    /// # Safety
+    /// See [`Global::read`].
+    #[inline]
+    pub unsafe fn write(self, i: usize, v: T) {
+        self.check("write", i, 1, 1);
+        unsafe { self.ptr.add(i).write(v) }
+    }
+
+    /// Reads one vector of `size_of::<V>()` bytes starting at element `i`;
+    /// checks bounds and `align_of::<V>()` alignment (device buffers start
+    /// 256-byte aligned, so alignment is relative to the buffer start).
+    ///
+    /// # Safety
+    /// See [`Global::read`].
+    #[inline]
+    pub unsafe fn read_vec<V: Copy>(self, i: usize) -> V {
+        self.check("vector read", i, size_of::<V>() / size_of::<T>(), align_of::<V>());
+        unsafe { (self.ptr.add(i) as *const V).read_unaligned() }
+    }
+
+    /// Writes one vector starting at element `i` (checked as for reads).
+    ///
+    /// # Safety
+    /// See [`Global::read`].
+    #[inline]
+    pub unsafe fn write_vec<V: Copy>(self, i: usize, v: V) {
+        self.check("vector write", i, size_of::<V>() / size_of::<T>(), align_of::<V>());
+        unsafe { (self.ptr.add(i) as *mut V).write_unaligned(v) }
+    }
+}
+
+/// A typed view into the block's dynamic shared memory. On the host it is
+/// a byte offset; every access is checked and recorded for race detection.
+pub struct Shared<T> {
+    off: usize,
+    _t: PhantomData<*mut T>,
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Shared<T> {}
+
+/// The start of the block's dynamic shared memory (16-byte aligned).
+#[inline]
+pub fn dynamic_shared<T>() -> Shared<T> {
+    Shared { off: 0, _t: PhantomData }
+}
+
+impl<T: Copy> Shared<T> {
+    /// The view starting `n` elements further.
+    #[inline]
+    pub fn offset(self, n: usize) -> Shared<T> {
+        Shared { off: self.off + n * size_of::<T>(), _t: PhantomData }
+    }
+
+    /// The same bytes seen as another element type.
+    #[inline]
+    pub fn cast<U>(self) -> Shared<U> {
+        Shared { off: self.off, _t: PhantomData }
+    }
+
+    fn access<R>(self, op: &str, i: usize, n: usize, align: usize, f: impl FnOnce(*mut u8, &mut super::sched::SharedState, u32) -> Result<R, std::string::String>) -> R {
+        let (b, t) = current();
+        let start = i.checked_mul(size_of::<T>()).and_then(|x| x.checked_add(self.off));
+        let mut sh = b.shared.borrow_mut();
+        let len = sh.len;
+        let Some(start) = start.filter(|s| s.checked_add(n).is_some_and(|e| e <= len)) else {
+            drop(sh);
+            fault(format!(
+                "out-of-bounds shared-memory {op}: element {i} of a view at byte {} ({n} bytes), dynamic shared memory is {len} bytes",
+                self.off
+            ));
+        };
+        if start % align != 0 {
+            drop(sh);
+            fault(format!("misaligned shared-memory {op} at byte {start}: needs {align}-byte alignment"));
+        }
+        let base = sh.bytes();
+        // SAFETY: start..start+n is inside the block's buffer (checked above).
+        match f(unsafe { base.add(start) }, &mut sh, t.linear) {
+            Ok(r) => r,
+            Err(msg) => {
+                drop(sh);
+                fault(format!("{msg} ({op})"))
+            }
+        }
+    }
+
+    fn start(self, i: usize) -> usize {
+        self.off + i * size_of::<T>()
+    }
+
+    /// Reads element `i` (checked, race-tracked).
+    ///
+    /// # Safety
+    /// Always safe on the host; unsafe for symmetry with the device.
+    #[inline]
+    pub unsafe fn load(self, i: usize) -> T {
+        let at = self.start(i);
+        self.access("load", i, size_of::<T>(), align_of::<T>(), |p, sh, tid| {
+            sh.on_read(at, size_of::<T>(), tid)?;
+            Ok(unsafe { (p as *const T).read() })
+        })
+    }
+
+    /// Writes element `i` (checked, race-tracked).
+    ///
+    /// # Safety
+    /// See [`Shared::load`].
+    #[inline]
+    pub unsafe fn store(self, i: usize, v: T) {
+        let at = self.start(i);
+        self.access("store", i, size_of::<T>(), align_of::<T>(), |p, sh, tid| {
+            sh.on_write(at, size_of::<T>(), tid)?;
+            unsafe { (p as *mut T).write(v) };
+            Ok(())
+        })
+    }
+
+    /// Reads one vector starting at element `i`.
+    ///
+    /// # Safety
+    /// See [`Shared::load`].
+    #[inline]
+    pub unsafe fn load_vec<V: Copy>(self, i: usize) -> V {
+        let at = self.start(i);
+        self.access("vector load", i, size_of::<V>(), align_of::<V>(), |p, sh, tid| {
+            sh.on_read(at, size_of::<V>(), tid)?;
+            Ok(unsafe { (p as *const V).read() })
+        })
+    }
+
+    /// Writes one vector starting at element `i`.
+    ///
+    /// # Safety
+    /// See [`Shared::load`].
+    #[inline]
+    pub unsafe fn store_vec<V: Copy>(self, i: usize, v: V) {
+        let at = self.start(i);
+        self.access("vector store", i, size_of::<V>(), align_of::<V>(), |p, sh, tid| {
+            sh.on_write(at, size_of::<V>(), tid)?;
+            unsafe { (p as *mut V).write(v) };
+            Ok(())
+        })
+    }
+}
+
+/// Single-precision fused multiply-add `a * b + c`, rounded once as on the
+/// device.
+#[inline]
+pub fn fma(a: f32, b: f32, c: f32) -> f32 {
+    core::f32::math::mul_add(a, b, c)
+}

@@ -1,0 +1,23 @@
+//! The CPU emulator: runs kernel bodies on the host with GPU semantics.
+//!
+//! * A block's threads are stackful coroutines on one OS thread, resumed in
+//!   a fixed order (deterministic): each runs until it reaches
+//!   [`sync_threads`](device::sync_threads) or returns. When every live
+//!   thread waits at the barrier a new barrier interval begins. A thread that
+//!   returns while others wait at a barrier is reported (divergent barrier).
+//! * Blocks run in parallel on rayon's pool, one block per task.
+//! * Global accesses are bounds-checked against the buffer they came from;
+//!   a fault names kernel, block, thread, buffer, index and length.
+//! * Dynamic shared memory is a per-block buffer. Every byte remembers its
+//!   last writer and its readers in the current barrier interval: a read of
+//!   a byte another thread wrote, or a write to a byte another thread read
+//!   or wrote, in the same interval is reported as a race; a read of a byte
+//!   no thread wrote in this block is reported as uninitialised.
+
+pub mod device;
+mod sched;
+
+pub use sched::{launch, Dim3, EmuError, LaunchSpec};
+
+#[cfg(test)]
+mod tests;

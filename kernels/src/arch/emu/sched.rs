@@ -1,0 +1,414 @@
+//! Block scheduler of the emulator.
+
+use core::cell::{Cell, RefCell};
+use core::fmt;
+use std::boxed::Box;
+use std::format;
+use std::string::{String, ToString};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::vec::Vec;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use rayon::prelude::*;
+
+/// Grid or block extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim3 {
+    /// x extent
+    pub x: u32,
+    /// y extent
+    pub y: u32,
+    /// z extent
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// Number of points.
+    pub fn volume(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+    fn unlinear(self, i: u64) -> [u32; 3] {
+        let x = (i % self.x as u64) as u32;
+        let y = ((i / self.x as u64) % self.y as u64) as u32;
+        let z = (i / (self.x as u64 * self.y as u64)) as u32;
+        [x, y, z]
+    }
+}
+
+impl From<[u32; 3]> for Dim3 {
+    fn from(d: [u32; 3]) -> Self {
+        Dim3 { x: d[0], y: d[1], z: d[2] }
+    }
+}
+
+/// What to launch on the emulator.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchSpec {
+    /// Kernel name, used in reports.
+    pub kernel: &'static str,
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads per block.
+    pub block: Dim3,
+    /// Bytes of dynamic shared memory per block.
+    pub shared_bytes: usize,
+}
+
+/// A fault found by the emulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmuError {
+    /// Bad launch geometry (zero extents, more than 1024 threads per block).
+    Config(String),
+    /// A bad access, a race, a divergent barrier or a panic inside a kernel.
+    Fault(String),
+}
+
+impl fmt::Display for EmuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmuError::Config(m) => write!(f, "bad launch configuration: {m}"),
+            EmuError::Fault(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for EmuError {}
+
+/// Why a thread's coroutine gave control back.
+pub(crate) enum Yield {
+    Barrier,
+    Fault,
+}
+
+/// Per-byte access record of shared memory.
+#[derive(Clone, Copy, Default)]
+struct ByteTrack {
+    /// Interval of the last write (0: never).
+    w_ep: u32,
+    w_tid: u32,
+    /// Interval of the last read.
+    r_ep: u32,
+    /// Reader in `r_ep`, or `MULTI` when several threads read.
+    r_tid: u32,
+}
+
+const MULTI: u32 = u32::MAX;
+
+/// The emulated state of one block, owned by the OS thread running it.
+pub(crate) struct BlockCtx {
+    pub(crate) kernel: &'static str,
+    pub(crate) block_idx: [u32; 3],
+    pub(crate) block_dim: Dim3,
+    pub(crate) grid_dim: Dim3,
+    pub(crate) shared: RefCell<SharedState>,
+    pub(crate) fault: RefCell<Option<String>>,
+}
+
+pub(crate) struct SharedState {
+    /// 16-byte aligned backing store.
+    words: Vec<u128>,
+    pub(crate) len: usize,
+    track: Vec<ByteTrack>,
+    /// Current barrier interval; intervals only grow on one OS thread, so a
+    /// record from an older block is simply "older than block_start".
+    pub(crate) epoch: u32,
+    block_start: u32,
+    /// First read of a never-written byte in this interval. Reported at the
+    /// end of the interval unless a write by another thread in the same
+    /// interval shows it to be a race (reported at once).
+    pub(crate) pending_uninit: Option<String>,
+}
+
+impl SharedState {
+    fn new() -> Self {
+        SharedState { words: Vec::new(), len: 0, track: Vec::new(), epoch: 0, block_start: 1, pending_uninit: None }
+    }
+
+    fn begin_block(&mut self, len: usize) {
+        if self.words.len() * 16 < len {
+            self.words.resize(len.div_ceil(16), 0);
+        }
+        if self.track.len() < len {
+            self.track.resize(len, ByteTrack::default());
+        }
+        // Fresh memory holds garbage on a GPU: poison it.
+        for w in self.words.iter_mut() {
+            *w = 0xFFC0_DEAD_FFC0_DEAD_FFC0_DEAD_FFC0_DEADu128;
+        }
+        self.len = len;
+        self.epoch = self.epoch.wrapping_add(1);
+        self.block_start = self.epoch;
+        self.pending_uninit = None;
+    }
+
+    pub(crate) fn bytes(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr() as *mut u8
+    }
+
+    /// Records a read of `n` bytes at `off` by `tid`; returns a description
+    /// of the conflict if there is one.
+    pub(crate) fn on_read(&mut self, off: usize, n: usize, tid: u32) -> Result<(), String> {
+        for b in off..off + n {
+            let t = &mut self.track[b];
+            if t.w_ep < self.block_start && self.pending_uninit.is_none() {
+                self.pending_uninit = Some(format!(
+                    "thread {tid} read uninitialised shared memory at byte {b} (no thread of this block wrote it)"
+                ));
+            }
+            if t.w_ep == self.epoch && t.w_tid != tid {
+                return Err(format!(
+                    "shared-memory race at byte {b}: thread {tid} reads what thread {} wrote in the same barrier interval",
+                    t.w_tid
+                ));
+            }
+            if t.r_ep == self.epoch {
+                if t.r_tid != tid {
+                    t.r_tid = MULTI;
+                }
+            } else {
+                t.r_ep = self.epoch;
+                t.r_tid = tid;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a write of `n` bytes at `off` by `tid`.
+    pub(crate) fn on_write(&mut self, off: usize, n: usize, tid: u32) -> Result<(), String> {
+        for b in off..off + n {
+            let t = &mut self.track[b];
+            if t.w_ep == self.epoch && t.w_tid != tid {
+                return Err(format!(
+                    "shared-memory race at byte {b}: threads {} and {tid} both write it in the same barrier interval",
+                    t.w_tid
+                ));
+            }
+            if t.r_ep == self.epoch && t.r_tid != tid {
+                let who = if t.r_tid == MULTI { "other threads".to_string() } else { format!("thread {}", t.r_tid) };
+                return Err(format!(
+                    "shared-memory race at byte {b}: thread {tid} writes what {who} read in the same barrier interval"
+                ));
+            }
+            t.w_ep = self.epoch;
+            t.w_tid = tid;
+        }
+        Ok(())
+    }
+}
+
+/// The emulated state of one thread.
+pub(crate) struct ThreadCtx {
+    pub(crate) idx: [u32; 3],
+    pub(crate) linear: u32,
+    pub(crate) yielder: Cell<*const Yielder<(), Yield>>,
+}
+
+std::thread_local! {
+    static CURRENT: Cell<(*const BlockCtx, *const ThreadCtx)> =
+        const { Cell::new((core::ptr::null(), core::ptr::null())) };
+    static SHARED: RefCell<Option<Box<SharedState>>> = const { RefCell::new(None) };
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The block and thread being emulated on this OS thread.
+///
+/// Panics when called outside an emulated kernel (a device function called
+/// from ordinary host code).
+pub(crate) fn current() -> (&'static BlockCtx, &'static ThreadCtx) {
+    let (b, t) = CURRENT.with(|c| c.get());
+    assert!(!b.is_null(), "device function called outside an emulated kernel launch");
+    // SAFETY: set by `run_block` for the duration of a resume; both live
+    // until the block finishes.
+    unsafe { (&*b, &*t) }
+}
+
+/// Reports a fault from inside the current thread and stops it for good.
+pub(crate) fn fault(msg: String) -> ! {
+    let (b, t) = current();
+    let full = format!(
+        "kernel `{}`, block ({}, {}, {}), thread ({}, {}, {}): {msg}",
+        b.kernel, b.block_idx[0], b.block_idx[1], b.block_idx[2], t.idx[0], t.idx[1], t.idx[2]
+    );
+    b.fault.borrow_mut().get_or_insert(full);
+    let y = t.yielder.get();
+    // SAFETY: the yielder belongs to the running coroutine.
+    unsafe { (*y).suspend(Yield::Fault) };
+    unreachable!("a faulted emulator thread was resumed")
+}
+
+/// Suspends the current thread at a block barrier.
+pub(crate) fn barrier() {
+    let (_, t) = current();
+    let y = t.yielder.get();
+    // SAFETY: as in `fault`.
+    unsafe { (*y).suspend(Yield::Barrier) };
+}
+
+const STACK_BYTES: usize = 256 * 1024;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+/// Runs `thread` once per GPU thread of `spec`'s grid.
+///
+/// Blocks run in parallel; the first fault stops the launch and is
+/// returned. `thread` reads its indices through the device layer.
+pub fn launch(spec: LaunchSpec, thread: &(dyn Fn() + Sync)) -> Result<(), EmuError> {
+    let g = spec.grid;
+    let b = spec.block;
+    if g.volume() == 0 || b.volume() == 0 {
+        return Err(EmuError::Config(format!("`{}`: grid {g:?} / block {b:?} has a zero extent", spec.kernel)));
+    }
+    if b.volume() > 1024 || b.z > 64 {
+        return Err(EmuError::Config(format!("`{}`: block {b:?} exceeds 1024 threads", spec.kernel)));
+    }
+    if g.y > 65535 || g.z > 65535 {
+        return Err(EmuError::Config(format!("`{}`: grid {g:?} exceeds 65535 in y or z", spec.kernel)));
+    }
+    let stop = AtomicBool::new(false);
+    let first: Mutex<Option<(u64, String)>> = Mutex::new(None);
+    (0..g.volume()).into_par_iter().for_each(|bi| {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Err(msg) = run_block(&spec, g.unlinear(bi), thread) {
+            stop.store(true, Ordering::Relaxed);
+            let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+            // Keep the lowest block's fault so reports are reproducible.
+            if f.as_ref().is_none_or(|(i, _)| bi < *i) {
+                *f = Some((bi, msg));
+            }
+        }
+    });
+    match first.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some((_, msg)) => Err(EmuError::Fault(msg)),
+        None => Ok(()),
+    }
+}
+
+fn take_stack() -> DefaultStack {
+    STACKS
+        .with(|s| s.borrow_mut().pop())
+        .unwrap_or_else(|| DefaultStack::new(STACK_BYTES).expect("cannot allocate an emulator thread stack"))
+}
+
+fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync)) -> Result<(), String> {
+    let shared = SHARED.with(|s| s.borrow_mut().take()).unwrap_or_else(|| Box::new(SharedState::new()));
+    let mut shared = *shared;
+    shared.begin_block(spec.shared_bytes);
+    let ctx = BlockCtx {
+        kernel: spec.kernel,
+        block_idx,
+        block_dim: spec.block,
+        grid_dim: spec.grid,
+        shared: RefCell::new(shared),
+        fault: RefCell::new(None),
+    };
+    let n = spec.block.volume() as usize;
+    let threads: Vec<ThreadCtx> = (0..n)
+        .map(|i| ThreadCtx {
+            idx: spec.block.unlinear(i as u64),
+            linear: i as u32,
+            yielder: Cell::new(core::ptr::null()),
+        })
+        .collect();
+    let result = run_threads(&ctx, &threads, thread);
+    CURRENT.with(|c| c.set((core::ptr::null(), core::ptr::null())));
+    let BlockCtx { shared, .. } = ctx;
+    SHARED.with(|s| *s.borrow_mut() = Some(Box::new(shared.into_inner())));
+    result
+}
+
+fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)) -> Result<(), String> {
+    let mut coros: Vec<Coroutine<(), Yield, (), DefaultStack>> = threads
+        .iter()
+        .map(|t| {
+            let tp: *const ThreadCtx = t;
+            // SAFETY: every coroutine is driven to completion or dropped
+            // (force-unwound) before `threads` and `thread` go out of scope.
+            unsafe {
+                Coroutine::with_stack_unchecked(take_stack(), move |y: &Yielder<(), Yield>, ()| {
+                    (*tp).yielder.set(y);
+                    thread();
+                })
+            }
+        })
+        .collect();
+    let mut state = std::vec![State::Running; threads.len()];
+    let outcome = loop {
+        let mut fault = None;
+        for (i, co) in coros.iter_mut().enumerate() {
+            if state[i] == State::Done {
+                continue;
+            }
+            CURRENT.with(|c| c.set((ctx, &threads[i])));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| co.resume(())));
+            match r {
+                Ok(CoroutineResult::Yield(Yield::Barrier)) => state[i] = State::AtBarrier,
+                Ok(CoroutineResult::Yield(Yield::Fault)) => {
+                    fault = ctx.fault.borrow_mut().take();
+                    break;
+                }
+                Ok(CoroutineResult::Return(())) => state[i] = State::Done,
+                Err(p) => {
+                    let what = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".to_string());
+                    let t = &threads[i];
+                    fault = Some(format!(
+                        "kernel `{}`, block ({}, {}, {}), thread ({}, {}, {}): panicked: {what}",
+                        ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2], t.idx[0], t.idx[1], t.idx[2]
+                    ));
+                    break;
+                }
+            }
+        }
+        if let Some(f) = fault {
+            break Err(f);
+        }
+        if let Some(u) = ctx.shared.borrow_mut().pending_uninit.take() {
+            break Err(format!(
+                "kernel `{}`, block ({}, {}, {}): {u}",
+                ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2]
+            ));
+        }
+        let waiting = state.iter().filter(|s| **s == State::AtBarrier).count();
+        if waiting == 0 {
+            break Ok(());
+        }
+        if let Some(done) = state.iter().position(|s| *s == State::Done) {
+            let t = &threads[done];
+            let w = &threads[state.iter().position(|s| *s == State::AtBarrier).unwrap_or(0)];
+            break Err(format!(
+                "kernel `{}`, block ({}, {}, {}): divergent barrier: thread ({}, {}, {}) returned while thread ({}, {}, {}) waits at sync_threads",
+                ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2],
+                t.idx[0], t.idx[1], t.idx[2], w.idx[0], w.idx[1], w.idx[2]
+            ));
+        }
+        for s in state.iter_mut() {
+            if *s == State::AtBarrier {
+                *s = State::Running;
+            }
+        }
+        let mut sh = ctx.shared.borrow_mut();
+        sh.epoch = sh.epoch.wrapping_add(1);
+    };
+    // Give finished stacks back to the pool; unfinished ones are unwound by drop.
+    for co in coros.drain(..) {
+        if co.done() {
+            let s = co.into_stack();
+            STACKS.with(|p| p.borrow_mut().push(s));
+        } else {
+            drop(co);
+        }
+    }
+    outcome
+}

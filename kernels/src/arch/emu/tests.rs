@@ -1,0 +1,170 @@
+//! Each detector catches a planted bug; correct kernels pass.
+
+use super::{launch, Dim3, EmuError, LaunchSpec};
+use crate::arch::*;
+use crate::kernel;
+use std::string::String;
+use std::vec;
+
+fn spec(kernel: &'static str, grid: u32, block: u32, shared: usize) -> LaunchSpec {
+    LaunchSpec {
+        kernel,
+        grid: Dim3 { x: grid, y: 1, z: 1 },
+        block: Dim3 { x: block, y: 1, z: 1 },
+        shared_bytes: shared,
+    }
+}
+
+fn fault(r: Result<(), EmuError>) -> String {
+    match r {
+        Err(EmuError::Fault(m)) => m,
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+kernel! {
+    /// Reverses each block's slice through shared memory (correct).
+    pub fn reverse_ok(data: Global<f32>) {
+        let t = thread_idx_x() as usize;
+        let n = block_dim_x() as usize;
+        let base = block_idx_x() as usize * n;
+        let s = dynamic_shared::<f32>();
+        s.store(t, data.read(base + t));
+        sync_threads();
+        data.write(base + t, s.load(n - 1 - t));
+    }
+}
+
+kernel! {
+    /// The same without the barrier: a read-after-write race.
+    pub fn reverse_no_barrier(data: Global<f32>) {
+        let t = thread_idx_x() as usize;
+        let n = block_dim_x() as usize;
+        let base = block_idx_x() as usize * n;
+        let s = dynamic_shared::<f32>();
+        s.store(t, data.read(base + t));
+        data.write(base + t, s.load(n - 1 - t));
+    }
+}
+
+kernel! {
+    /// Off by one: the last thread reads past the end.
+    pub fn shift_left_oob(data: Global<f32>, out: Global<f32>) {
+        let i = global_x() as usize;
+        out.write(i, data.read(i + 1));
+    }
+}
+
+kernel! {
+    /// Two threads write the same shared word in one interval.
+    pub fn double_writer(out: Global<f32>) {
+        let s = dynamic_shared::<f32>();
+        s.store(thread_idx_x() as usize / 2, 1.0);
+        sync_threads();
+        out.write(thread_idx_x() as usize, s.load(0));
+    }
+}
+
+kernel! {
+    /// Half the block returns before the barrier.
+    pub fn divergent_barrier(out: Global<f32>) {
+        if thread_idx_x() % 2 == 1 {
+            return;
+        }
+        sync_threads();
+        out.write(thread_idx_x() as usize, 1.0);
+    }
+}
+
+kernel! {
+    /// Reads a shared word nobody wrote.
+    pub fn uninit_read(out: Global<f32>) {
+        let s = dynamic_shared::<f32>();
+        out.write(thread_idx_x() as usize, s.load(thread_idx_x() as usize));
+    }
+}
+
+kernel! {
+    /// Reads shared memory past the launch's dynamic size.
+    pub fn shared_oob(out: Global<f32>) {
+        let s = dynamic_shared::<f32>();
+        s.store(thread_idx_x() as usize + 1, 2.0);
+        out.write(0, 0.0);
+    }
+}
+
+fn global(v: &mut [f32], name: &'static str) -> Global<f32> {
+    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
+}
+
+#[test]
+fn correct_shared_memory_kernel_passes() {
+    let mut v: std::vec::Vec<f32> = (0..96).map(|x| x as f32).collect();
+    let g = global(&mut v, "data");
+    launch(spec("reverse_ok", 3, 32, 32 * 4), &|| unsafe { reverse_ok(g) }).unwrap();
+    for b in 0..3 {
+        for t in 0..32 {
+            assert_eq!(v[b * 32 + t], (b * 32 + 31 - t) as f32);
+        }
+    }
+}
+
+#[test]
+fn race_detector_catches_a_missing_barrier() {
+    let mut v = vec![1.0f32; 64];
+    let g = global(&mut v, "data");
+    let m = fault(launch(spec("reverse_no_barrier", 2, 32, 32 * 4), &|| unsafe { reverse_no_barrier(g) }));
+    assert!(m.contains("race"), "{m}");
+    assert!(m.contains("kernel `reverse_no_barrier`, block (0, 0, 0)"), "{m}");
+}
+
+#[test]
+fn bounds_checker_names_buffer_index_and_length() {
+    let mut a = vec![1.0f32; 64];
+    let mut o = vec![0.0f32; 64];
+    let (ga, go) = (global(&mut a, "data"), global(&mut o, "out"));
+    let m = fault(launch(spec("shift_left_oob", 2, 32, 0), &|| unsafe { shift_left_oob(ga, go) }));
+    assert!(m.contains("out-of-bounds read of `data` at index 64"), "{m}");
+    assert!(m.contains("buffer length 64"), "{m}");
+    assert!(m.contains("block (1, 0, 0), thread (31, 0, 0)"), "{m}");
+}
+
+#[test]
+fn race_detector_catches_two_writers() {
+    let mut o = vec![0.0f32; 32];
+    let go = global(&mut o, "out");
+    let m = fault(launch(spec("double_writer", 1, 32, 64), &|| unsafe { double_writer(go) }));
+    assert!(m.contains("both write"), "{m}");
+}
+
+#[test]
+fn divergent_barrier_is_reported() {
+    let mut o = vec![0.0f32; 32];
+    let go = global(&mut o, "out");
+    let m = fault(launch(spec("divergent_barrier", 1, 32, 0), &|| unsafe { divergent_barrier(go) }));
+    assert!(m.contains("divergent barrier"), "{m}");
+}
+
+#[test]
+fn uninitialised_shared_read_is_reported() {
+    let mut o = vec![0.0f32; 32];
+    let go = global(&mut o, "out");
+    let m = fault(launch(spec("uninit_read", 1, 32, 128), &|| unsafe { uninit_read(go) }));
+    assert!(m.contains("uninitialised"), "{m}");
+}
+
+#[test]
+fn shared_bounds_are_checked() {
+    let mut o = vec![0.0f32; 32];
+    let go = global(&mut o, "out");
+    let m = fault(launch(spec("shared_oob", 1, 32, 128), &|| unsafe { shared_oob(go) }));
+    assert!(m.contains("out-of-bounds shared-memory store"), "{m}");
+}
+
+#[test]
+fn bad_geometry_is_a_config_error() {
+    let r = launch(spec("k", 1, 2048, 0), &|| {});
+    assert!(matches!(r, Err(EmuError::Config(_))));
+    let r = launch(spec("k", 0, 32, 0), &|| {});
+    assert!(matches!(r, Err(EmuError::Config(_))));
+}

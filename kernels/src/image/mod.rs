@@ -1,0 +1,1 @@
+//! PMPP chapter 3 image kernels (grayscale, blur, 3D indexing).

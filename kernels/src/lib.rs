@@ -1,0 +1,79 @@
+//! ferrotile device code.
+//!
+//! This crate is compiled twice:
+//!
+//! * for `nvptx64-nvidia-cuda` (`cargo xtask build-ptx`), where every kernel
+//!   defined with [`kernel!`] becomes a `.entry` in the PTX that the host
+//!   crate embeds;
+//! * for the host, where the same kernel bodies run on the CPU emulator
+//!   ([`arch::emu`]) with GPU semantics: blocks, threads, barriers, dynamic
+//!   shared memory, bounds checks on every global access and race detection
+//!   on shared memory.
+//!
+//! Index math lives in [`layout`] and in the small launch-geometry functions
+//! of each kernel family; the host launcher calls the same functions.
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem,
+        core_intrinsics,
+        asm_experimental_arch
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![feature(portable_simd, core_float_math)]
+#![warn(missing_docs)]
+#![allow(unused_features)]
+
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
+pub mod arch;
+pub mod launch;
+pub mod layout;
+
+pub mod image;
+pub mod sgemm;
+pub mod transpose;
+pub mod vec_add;
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // A failed bounds check or assertion in a kernel aborts the launch; the
+    // host sees CUDA_ERROR_LAUNCH_FAILED / ILLEGAL_INSTRUCTION.
+    unsafe { core::arch::nvptx::trap() }
+}
+
+/// Defines a kernel once for both targets.
+///
+/// On `nvptx64` the function becomes `#[no_mangle] unsafe extern "ptx-kernel"`
+/// (a PTX `.entry` of the same name); on the host it is a plain `unsafe fn`
+/// that the emulator calls once per GPU thread. The body is an implicit
+/// `unsafe` block: the launcher, not the kernel, guarantees that the
+/// [`arch::Global`] buffers hold the lengths it validated.
+#[macro_export]
+macro_rules! kernel {
+    ($(#[$meta:meta])* pub fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
+        $(#[$meta])*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::missing_safety_doc)]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) {
+            #[allow(unused_unsafe)]
+            unsafe { $body }
+        }
+
+        $(#[$meta])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
+        pub unsafe fn $name($($arg: $ty),*) {
+            #[allow(unused_unsafe)]
+            unsafe { $body }
+        }
+    };
+}

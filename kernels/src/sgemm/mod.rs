@@ -1,0 +1,56 @@
+//! SGEMM ladder: `C = α·A·B + β·C`, f32, row-major with leading dimensions.
+//!
+//! `A` is `(m, k)` with leading dimension `lda`, `B` is `(k, n)` with `ldb`,
+//! `C` is `(m, n)` with `ldc`. Every rung reads its operands through the
+//! layouts built by [`GemmParams`].
+
+mod naive;
+
+pub use naive::*;
+
+use crate::layout::Layout2;
+
+/// The problem, passed by value to every SGEMM kernel (`#[repr(C)]`, the
+/// same struct on host and device).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GemmParams {
+    /// Rows of `A` and `C`.
+    pub m: u32,
+    /// Columns of `B` and `C`.
+    pub n: u32,
+    /// Columns of `A`, rows of `B`.
+    pub k: u32,
+    /// Leading dimension of `A` (≥ k).
+    pub lda: u32,
+    /// Leading dimension of `B` (≥ n).
+    pub ldb: u32,
+    /// Leading dimension of `C` (≥ n).
+    pub ldc: u32,
+    /// Scale of the product.
+    pub alpha: f32,
+    /// Scale of the old `C`.
+    pub beta: f32,
+}
+
+impl GemmParams {
+    /// Layout of `A`.
+    #[inline(always)]
+    pub const fn a(&self) -> Layout2 {
+        Layout2::row_major_ld(self.m as usize, self.k as usize, self.lda as usize)
+    }
+    /// Layout of `B`.
+    #[inline(always)]
+    pub const fn b(&self) -> Layout2 {
+        Layout2::row_major_ld(self.k as usize, self.n as usize, self.ldb as usize)
+    }
+    /// Layout of `C`.
+    #[inline(always)]
+    pub const fn c(&self) -> Layout2 {
+        Layout2::row_major_ld(self.m as usize, self.n as usize, self.ldc as usize)
+    }
+    /// Elements a buffer must hold for `A`, `B` and `C` (the layouts' cosize).
+    pub const fn required_lens(&self) -> [usize; 3] {
+        [self.a().cosize(), self.b().cosize(), self.c().cosize()]
+    }
+}
