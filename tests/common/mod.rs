@@ -1,0 +1,118 @@
+//! Shared helpers of the kernel tests: seeded random data, poison, checks.
+
+#![allow(dead_code)]
+
+use ferrotile::{Buffer, Context, Element};
+
+/// A test case: one body, run on every backend.
+pub struct Case {
+    /// Name shown by the harness (`<family>::<what>`).
+    pub name: String,
+    /// Also run on the emulator (false for sizes only the GPU can do fast).
+    pub emulator: bool,
+    /// The body.
+    pub run: Box<dyn Fn(&Context) -> Result<(), String> + Send + Sync>,
+}
+
+impl Case {
+    /// A case for both backends.
+    pub fn new(name: impl Into<String>, run: impl Fn(&Context) -> Result<(), String> + Send + Sync + 'static) -> Self {
+        Case { name: name.into(), emulator: true, run: Box::new(run) }
+    }
+    /// A case for the GPU only (too large for the emulator in CI).
+    pub fn gpu_only(name: impl Into<String>, run: impl Fn(&Context) -> Result<(), String> + Send + Sync + 'static) -> Self {
+        Case { name: name.into(), emulator: false, run: Box::new(run) }
+    }
+}
+
+/// SplitMix64: small, seeded, good enough for test data.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [-1, 1), never exactly zero.
+    pub fn f32(&mut self) -> f32 {
+        let x = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+        if x == 0.0 { 0.5 } else { x }
+    }
+    pub fn u8(&mut self) -> u8 {
+        (self.next_u64() >> 56) as u8
+    }
+    pub fn f32s(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+    pub fn u8s(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.u8()).collect()
+    }
+}
+
+/// Seed from the case name, so every case draws its own inputs.
+pub fn seed(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Uploads `data`, mapping the error to a string.
+pub fn up<T: Element>(ctx: &Context, data: &[T]) -> Result<Buffer<T>, String> {
+    ctx.upload(data).map_err(|e| e.to_string())
+}
+
+/// An output buffer of `n` elements filled with `poison`, so that an
+/// element the kernel does not write fails the comparison.
+pub fn poisoned<T: Element>(ctx: &Context, n: usize, poison: T) -> Result<Buffer<T>, String> {
+    let mut b = ctx.alloc::<T>(n).map_err(|e| e.to_string())?;
+    b.fill(poison).map_err(|e| e.to_string())?;
+    Ok(b)
+}
+
+pub fn down<T: Element>(b: &Buffer<T>) -> Result<Vec<T>, String> {
+    b.download().map_err(|e| e.to_string())
+}
+
+/// Exact equality, reporting the first differing index.
+pub fn exact<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(g, w)| g != w) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: element {i} is {:?}, expected {:?} ({} of {} elements differ)",
+            got[i],
+            want[i],
+            got.iter().zip(want).filter(|(g, w)| g != w).count(),
+            got.len()
+        )),
+    }
+}
+
+/// Bit-exact f32 equality (a NaN poison never passes).
+pub fn exact_f32(what: &str, got: &[f32], want: &[f32]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(g, w)| g.to_bits() != w.to_bits()) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: element {i} is {}, expected {} ({} of {} elements differ)",
+            got[i],
+            want[i],
+            got.iter().zip(want).filter(|(g, w)| g.to_bits() != w.to_bits()).count(),
+            got.len()
+        )),
+    }
+}
+
+/// Relative norm error against an f64 reference, within `tol`.
+pub fn close(what: &str, got: &[f32], want: &[f64], tol: f64) -> Result<(), String> {
+    let e = ferrotile::reference::rel_norm_error(got, want);
+    if e <= tol { Ok(()) } else { Err(format!("{what}: relative norm error {e:.3e} > {tol:.0e}")) }
+}

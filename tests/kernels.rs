@@ -1,0 +1,42 @@
+//! Kernel tests: every case runs on the CPU emulator and on the CUDA
+//! backend.
+//!
+//! Whether a CUDA device is present is decided at start-up: with one, the
+//! `cuda::` tests run; without one they are reported *ignored* (never
+//! passed). `FERROTILE_REQUIRE_GPU=1` turns a missing device into a
+//! failure (the GPU bundle sets it).
+
+mod cases;
+mod common;
+
+use std::sync::Arc;
+
+use ferrotile::Context;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let require_gpu = std::env::var("FERROTILE_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    let cuda = Context::cuda(0).map(Arc::new);
+    let cuda_missing = cuda.as_ref().err().map(|e| e.to_string());
+    if let Some(why) = &cuda_missing {
+        eprintln!("ferrotile tests: no CUDA backend ({why}); cuda:: tests are {}", if require_gpu { "failing" } else { "ignored" });
+    }
+    let emu = Arc::new(Context::emulator());
+    let mut trials = Vec::new();
+    for case in cases::all() {
+        let case = Arc::new(case);
+        if case.emulator {
+            let (c, ctx) = (case.clone(), emu.clone());
+            trials.push(Trial::test(format!("emulator::{}", case.name), move || (c.run)(&ctx).map_err(Failed::from)));
+        }
+        let c = case.clone();
+        let (ctx, why) = (cuda.as_ref().ok().cloned(), cuda_missing.clone());
+        let t = Trial::test(format!("cuda::{}", case.name), move || match &ctx {
+            Some(ctx) => (c.run)(ctx).map_err(Failed::from),
+            None => Err(Failed::from(format!("no CUDA device: {}", why.clone().unwrap_or_default()))),
+        });
+        trials.push(t.with_ignored_flag(cuda.is_err() && !require_gpu));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
