@@ -339,6 +339,28 @@ impl<T: Element> Buffer<T> {
         }
     }
 
+    /// Device-to-device copy of `src` (same length) into this buffer: the
+    /// copy-bandwidth ceiling the memory-bound benchmarks compare against.
+    pub fn copy_from_buffer(&mut self, src: &Buffer<T>) -> Result<()> {
+        if src.len != self.len {
+            return Err(Error::LengthMismatch { arg: "src", expected: self.len, actual: src.len });
+        }
+        match (&mut self.storage, &src.storage) {
+            (Storage::Cuda { ptr: dst, stream, .. }, Storage::Cuda { ptr: s, .. }) => {
+                let bytes = self.len * std::mem::size_of::<T>();
+                // SAFETY: both allocations hold `bytes` bytes.
+                unsafe { cudarc::driver::result::memcpy_dtod_async(*dst, *s, bytes, stream.cu_stream()) }
+                    .map_err(driver("copying device to device"))
+            }
+            (Storage::Host { ptr: d, .. }, Storage::Host { ptr: s, .. }) => {
+                // SAFETY: distinct owned allocations of `len` elements.
+                unsafe { std::ptr::copy_nonoverlapping(*s, *d, self.len) };
+                Ok(())
+            }
+            _ => Err(Error::BadArgument { arg: "src", detail: "buffer belongs to another backend".into() }),
+        }
+    }
+
     /// Fills every element with `v` (e.g. a NaN poison before a test run).
     pub fn fill(&mut self, v: T) -> Result<()> {
         let data = vec![v; self.len];

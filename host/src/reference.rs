@@ -71,7 +71,9 @@ pub fn sgemm_f64(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &
             }
         }
         for j in 0..s.n {
-            row[j] = alpha as f64 * acc[j] + beta as f64 * row[j];
+            // β = 0: C is not read (BLAS semantics).
+            let old = if beta == 0.0 { 0.0 } else { beta as f64 * row[j] };
+            row[j] = alpha as f64 * acc[j] + old;
         }
     });
     out
@@ -88,7 +90,8 @@ pub fn sgemm_f32(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &
             }
         }
         for j in 0..s.n {
-            row[j] = alpha * acc[j] + beta * row[j];
+            let old = if beta == 0.0 { 0.0 } else { beta * row[j] };
+            row[j] = alpha * acc[j] + old;
         }
     });
 }

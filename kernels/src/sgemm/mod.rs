@@ -8,7 +8,20 @@ mod naive;
 
 pub use naive::*;
 
+use crate::arch::{fma, Global};
 use crate::layout::Layout2;
+
+/// The epilogue every rung uses: `C[o] = α·acc + β·C[o]`. With β = 0 the
+/// old `C` is not read (BLAS semantics: NaN or garbage in `C` does not
+/// propagate).
+///
+/// # Safety
+/// `o` is inside `c`.
+#[inline(always)]
+pub unsafe fn write_c(p: &GemmParams, c: Global<f32>, o: usize, acc: f32) {
+    let v = if p.beta == 0.0 { p.alpha * acc } else { fma(p.beta, unsafe { c.read(o) }, p.alpha * acc) };
+    unsafe { c.write(o, v) }
+}
 
 /// The problem, passed by value to every SGEMM kernel (`#[repr(C)]`, the
 /// same struct on host and device).

@@ -1,6 +1,6 @@
 //! Rung 1: naive SGEMM.
 
-use super::GemmParams;
+use super::{write_c, GemmParams};
 use crate::arch::{fma, global_x, global_y, Global};
 use crate::kernel;
 use crate::launch::LaunchConfig;
@@ -26,8 +26,7 @@ kernel! {
             for i in 0..p.k as usize {
                 acc = fma(a.read(la.offset(row, i)), b.read(lb.offset(i, col)), acc);
             }
-            let o = lc.offset(row, col);
-            c.write(o, p.alpha * acc + p.beta * c.read(o));
+            write_c(&p, c, lc.offset(row, col), acc);
         }
     }
 }

@@ -1,0 +1,158 @@
+//! The tour: every kernel, verified and timed, one table.
+//!
+//! Each kernel family contributes rows from its own file. On CUDA the sizes
+//! are the benchmark sizes; on the emulator they are small (the emulator
+//! checks every access and runs each GPU thread as a coroutine).
+
+mod foundation;
+
+use std::time::Duration;
+
+use ferrotile::{Backend, Context};
+
+/// Problem sizes for the backend at hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Benchmark sizes (CUDA).
+    Full,
+    /// Small, tile-unaligned sizes (emulator).
+    Small,
+}
+
+/// What a row's throughput counts.
+#[derive(Clone, Copy, Debug)]
+pub enum Work {
+    /// Bytes moved (each input read once, each output written once).
+    Bytes(f64),
+    /// Floating-point operations.
+    Flops(f64),
+}
+
+/// One line of the tour table.
+pub struct Row {
+    pub kernel: String,
+    pub size: String,
+    pub time: Duration,
+    pub work: Work,
+    /// Max relative error (or relative norm error for GEMM) vs the reference.
+    pub error: f64,
+    pub tolerance: f64,
+}
+
+impl Row {
+    fn rate(&self) -> String {
+        let s = self.time.as_secs_f64();
+        match self.work {
+            Work::Bytes(b) => format!("{:8.1} GB/s", b / s / 1e9),
+            Work::Flops(f) => format!("{:8.1} GFLOP/s", f / s / 1e9),
+        }
+    }
+}
+
+/// Timing repetitions for the scale: (warm-up, timed).
+pub fn reps(scale: Scale) -> (usize, usize) {
+    match scale {
+        Scale::Full => (3, 20),
+        Scale::Small => (0, 1),
+    }
+}
+
+/// A family's rows; an `Err` row is printed as a failure.
+pub type Rows = Vec<Result<Row, String>>;
+
+pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
+    let ctx = if force_emulator {
+        Context::emulator()
+    } else {
+        match Context::cuda(0) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("note: {e}; running on the CPU emulator at small sizes");
+                Context::emulator()
+            }
+        }
+    };
+    let scale = match ctx.backend() {
+        Backend::Cuda => Scale::Full,
+        Backend::Emulator => Scale::Small,
+    };
+    match ctx.device_info() {
+        Some(d) => println!(
+            "backend: CUDA — {} (sm_{}{}, {} SMs)",
+            d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count
+        ),
+        None => println!("backend: CPU emulator (small sizes; times are the emulator's, not a GPU's)"),
+    }
+    let families: [(&str, fn(&Context, Scale, &dyn Fn(&str) -> bool) -> Rows); 1] = [("foundation", foundation::rows)];
+    let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
+    let mut failed = 0;
+    println!(
+        "{:<28} {:>18} {:>11} {:>16} {:>10}  {}",
+        "kernel", "size", "time", "throughput", "error", "check"
+    );
+    for (_, rows) in families {
+        for row in rows(&ctx, scale, &keep) {
+            match row {
+                Ok(r) => {
+                    let ok = r.error <= r.tolerance;
+                    if !ok {
+                        failed += 1;
+                    }
+                    println!(
+                        "{:<28} {:>18} {:>9.3}ms {:>16} {:>10.2e}  {}",
+                        r.kernel,
+                        r.size,
+                        r.time.as_secs_f64() * 1e3,
+                        r.rate(),
+                        r.error,
+                        if ok { "pass" } else { "FAIL" }
+                    );
+                }
+                Err(e) => {
+                    failed += 1;
+                    println!("FAIL: {e}");
+                }
+            }
+        }
+    }
+    if failed > 0 {
+        println!("{failed} row(s) failed");
+        1
+    } else {
+        0
+    }
+}
+
+/// SplitMix64 inputs for the tour (random, never zero).
+pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let x = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+            if x == 0.0 { 0.5 } else { x }
+        })
+        .collect()
+}
+
+/// Largest |got − want| / max(|want|, 1e-6): 0 for exact kernels, `inf`
+/// when an element is NaN (unwritten poison).
+pub fn max_rel_error(got: &[f32], want: &[f32]) -> f64 {
+    if got.len() != want.len() {
+        return f64::INFINITY;
+    }
+    got.iter()
+        .zip(want)
+        .map(|(&g, &w)| {
+            if g.is_nan() != w.is_nan() {
+                f64::INFINITY
+            } else {
+                (g as f64 - w as f64).abs() / (w.abs() as f64).max(1e-6)
+            }
+        })
+        .fold(0.0, f64::max)
+}
