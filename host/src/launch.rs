@@ -41,6 +41,24 @@ impl<T: Element> KernelArg for &mut Buffer<T> {
     }
 }
 
+/// Pointer to a parameter value, as `cuLaunchKernel` wants it.
+///
+/// Implemented only for the sized parameter types themselves (never for
+/// references), so a `&dyn ParamPtr` always points at the value.
+pub(crate) trait ParamPtr {
+    fn param_ptr(&self) -> *mut std::ffi::c_void;
+}
+
+macro_rules! param_ptr {
+    ($($t:ty),*) => {$(
+        impl ParamPtr for $t {
+            fn param_ptr(&self) -> *mut std::ffi::c_void {
+                self as *const $t as *mut std::ffi::c_void
+            }
+        }
+    )*};
+}
+
 macro_rules! by_value {
     ($($t:ty),*) => {$(
         impl KernelArg for $t {
@@ -49,19 +67,11 @@ macro_rules! by_value {
             fn emu(&self, _: &'static str) -> $t { *self }
             fn dev(&self) -> $t { *self }
         }
+        param_ptr!($t);
     )*};
 }
+param_ptr!(u64);
 by_value!(u32, i32, f32, GemmParams);
-
-/// Pointer to a parameter value, as `cuLaunchKernel` wants it.
-pub(crate) trait ParamPtr {
-    fn param_ptr(&self) -> *mut std::ffi::c_void;
-}
-impl<T: Copy> ParamPtr for T {
-    fn param_ptr(&self) -> *mut std::ffi::c_void {
-        self as *const T as *mut std::ffi::c_void
-    }
-}
 
 /// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
 /// validate first), launches on the context's backend.
@@ -74,8 +84,11 @@ macro_rules! launch {
         let name: &'static str = $crate::launch::last_segment(stringify!($($kernel)::+));
         match ctx.backend() {
             $crate::Backend::Cuda => {
+                // The values live until the end of this block; cuLaunchKernel
+                // copies them.
                 let values: &[&dyn $crate::launch::ParamPtr] = &[$(&(&$arg).dev()),+];
-                let mut ptrs: Vec<*mut std::ffi::c_void> = values.iter().map(|v| v.param_ptr()).collect();
+                let mut ptrs: Vec<*mut std::ffi::c_void> =
+                    values.iter().map(|v| $crate::launch::ParamPtr::param_ptr(*v)).collect();
                 ctx.launch_cuda(name, cfg, &mut ptrs)
             }
             $crate::Backend::Emulator => {
