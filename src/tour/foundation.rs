@@ -9,6 +9,10 @@ use super::{max_rel_error, random_f32, reps, Row, Rows, Scale, Work};
 
 pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
     let mut rows = Rows::new();
+    if keep("copy") {
+        let n = if scale == Scale::Full { 1 << 26 } else { 100_003 };
+        rows.push(copy(ctx, scale, n).map_err(|e| format!("copy: {e}")));
+    }
     if keep("vec_add") {
         let n = if scale == Scale::Full { 1 << 26 } else { 100_003 };
         rows.push(vec_add(ctx, scale, n).map_err(|e| format!("vec_add: {e}")));
@@ -22,6 +26,17 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
         rows.push(sgemm(ctx, scale, GemmVariant::Naive, n, n, n).map_err(|e| format!("sgemm: {e}")));
     }
     rows
+}
+
+/// The ceiling of the memory-bound rows: a device-to-device copy.
+fn copy(ctx: &Context, scale: Scale, n: usize) -> Result<Row> {
+    let a = random_f32(n, 9);
+    let src = ctx.upload(&a)?;
+    let mut dst = ctx.alloc::<f32>(n)?;
+    let (w, i) = reps(scale);
+    let time = ctx.time(w, i, || dst.copy_from_buffer(&src))?;
+    let error = max_rel_error(&dst.download()?, &a);
+    Ok(Row { kernel: "copy (device to device)".into(), size: format!("n={n}"), time, work: Work::Bytes(8.0 * n as f64), error, tolerance: 0.0 })
 }
 
 fn vec_add(ctx: &Context, scale: Scale, n: usize) -> Result<Row> {
