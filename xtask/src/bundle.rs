@@ -1,0 +1,309 @@
+//! `cargo xtask gpu-bundle`: the test and bench executables, stripped, with
+//! the PTX and a runner script, for a CUDA machine that has no Rust.
+//!
+//! Layout of `bundle/`:
+//!
+//! ```text
+//! bin/<name>          test executables: integration test `<target>`, unit tests
+//!                     of a library `<crate>-lib`, of a binary `<bin>-bin`
+//! bin/bench-<name>    bench executables (`harness = false` programs)
+//! ptx/                a copy of host/ptx/
+//! manifest.txt        one line per executable: `test NAME`, or
+//!                     `bench NAME criterion|plain`, in the order run.sh runs them
+//! run.sh              the runner (xtask/src/run.sh)
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::json;
+use crate::ptx;
+use crate::util::{self, Context, Result, fail};
+
+const BUNDLE: &str = "bundle";
+const MAX_BYTES: u64 = 60 * 1024 * 1024;
+const RUN_SH: &str = include_str!("run.sh");
+
+/// Bench targets whose name starts with this are criterion benches (run.sh
+/// gives them `--bench`); every other bench is a plain program (a ladder
+/// table) run with no arguments.
+pub const CRITERION_PREFIX: &str = "criterion_";
+
+#[derive(Debug, PartialEq)]
+struct Executable {
+    /// File name in `bundle/bin/`.
+    name: String,
+    /// `test`, or `bench` (criterion / plain).
+    kind: &'static str,
+    path: PathBuf,
+}
+
+impl Executable {
+    fn manifest_line(&self) -> String {
+        match self.kind {
+            "bench" => {
+                let target = self.name.strip_prefix("bench-").unwrap_or(&self.name);
+                let style = if target.starts_with(CRITERION_PREFIX) {
+                    "criterion"
+                } else {
+                    "plain"
+                };
+                format!("bench {} {style}", self.name)
+            }
+            kind => format!("{kind} {}", self.name),
+        }
+    }
+}
+
+/// The test executables among `cargo test --no-run`'s artifacts.
+fn test_executables(messages: &[json::Json]) -> Vec<Executable> {
+    let mut out = Vec::new();
+    for msg in messages {
+        let Some(exe) = msg.get("executable").as_str() else {
+            continue;
+        };
+        let target = msg.get("target");
+        let name = target.get("name").as_str().unwrap_or("unnamed");
+        let kinds = target.get("kind").strings();
+        // `harness = false` test targets are not built with `--test`.
+        if msg.get("profile").get("test").as_bool() != Some(true) && !kinds.contains(&"test") {
+            continue;
+        }
+        let name = if kinds.contains(&"test") {
+            name.to_string()
+        } else if kinds.contains(&"bin") {
+            format!("{name}-bin")
+        } else if kinds.iter().any(|k| k.ends_with("lib")) {
+            format!("{name}-lib")
+        } else {
+            continue; // benches and examples built in test mode
+        };
+        out.push(Executable {
+            name,
+            kind: "test",
+            path: exe.into(),
+        });
+    }
+    out
+}
+
+/// The bench executables among `cargo bench --no-run`'s artifacts.
+fn bench_executables(messages: &[json::Json]) -> Vec<Executable> {
+    let mut out = Vec::new();
+    for msg in messages {
+        let Some(exe) = msg.get("executable").as_str() else {
+            continue;
+        };
+        let target = msg.get("target");
+        if target.get("kind").strings().contains(&"bench") {
+            let name = target.get("name").as_str().unwrap_or("unnamed");
+            out.push(Executable {
+                name: format!("bench-{name}"),
+                kind: "bench",
+                path: exe.into(),
+            });
+        }
+    }
+    out
+}
+
+/// `strip`, `objcopy` or the toolchain's `llvm-strip`: a command that,
+/// given `src` and `dst`, writes a stripped copy.
+fn stripper() -> Result<Box<dyn Fn(&Path, &Path) -> Command>> {
+    if let Some(strip) = util::on_path("strip") {
+        return Ok(Box::new(move |src, dst| {
+            let mut c = Command::new(&strip);
+            c.arg("--strip-all").arg("-o").arg(dst).arg(src);
+            c
+        }));
+    }
+    if let Some(objcopy) = util::on_path("objcopy") {
+        return Ok(Box::new(move |src, dst| {
+            let mut c = Command::new(&objcopy);
+            c.arg("--strip-all").arg(src).arg(dst);
+            c
+        }));
+    }
+    if let Some(tools) = util::llvm_tools_dir(&util::sysroot()?) {
+        let strip = tools.join("llvm-strip");
+        if strip.is_file() {
+            return Ok(Box::new(move |src, dst| {
+                let mut c = Command::new(&strip);
+                c.arg("--strip-all").arg("-o").arg(dst).arg(src);
+                c
+            }));
+        }
+    }
+    fail("no `strip`, `objcopy` nor llvm-strip found (Debian: apt-get install binutils)")
+}
+
+fn dir_size(dir: &Path) -> Result<u64> {
+    let mut total = 0;
+    for path in util::sorted_entries(dir)? {
+        let meta = std::fs::symlink_metadata(&path)
+            .context(|| format!("cannot stat {}", path.display()))?;
+        total += if meta.is_dir() {
+            dir_size(&path)?
+        } else {
+            meta.len()
+        };
+    }
+    Ok(total)
+}
+
+pub fn gpu_bundle() -> Result<()> {
+    let tests = json::cargo_artifacts(util::cargo().args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "xtask",
+        "--release",
+        "--no-run",
+        json::MESSAGE_FORMAT,
+    ]))?;
+    let benches = json::cargo_artifacts(util::cargo().args([
+        "bench",
+        "--workspace",
+        "--exclude",
+        "xtask",
+        "--no-run",
+        json::MESSAGE_FORMAT,
+    ]))?;
+    let mut exes = test_executables(&tests);
+    exes.extend(bench_executables(&benches));
+    // Tests before benches, each by name: cargo reports artifacts in build order.
+    exes.sort_by(|a, b| (a.kind != "test", &a.name).cmp(&(b.kind != "test", &b.name)));
+    if let Some(w) = exes.windows(2).find(|w| w[0].name == w[1].name) {
+        return fail(format!(
+            "two executables would both be bundle/bin/{}: rename a target",
+            w[0].name
+        ));
+    }
+    if exes.is_empty() {
+        return fail("cargo built no test or bench executable");
+    }
+
+    let bundle = Path::new(BUNDLE);
+    util::remove_dir_all(bundle)?;
+    let bin = bundle.join("bin");
+    util::create_dir_all(&bin)?;
+    let strip = stripper()?;
+    for exe in &exes {
+        util::run(&mut strip(&exe.path, &bin.join(&exe.name)))?;
+    }
+
+    let ptx_dir = bundle.join("ptx");
+    util::create_dir_all(&ptx_dir)?;
+    match util::sorted_entries(Path::new(ptx::PTX_DIR)) {
+        Ok(files) => {
+            for f in files.iter().filter(|f| f.is_file()) {
+                let dst = ptx_dir.join(f.file_name().expect("a listed file has a name"));
+                std::fs::copy(f, &dst)
+                    .context(|| format!("cannot copy {} to {}", f.display(), dst.display()))?;
+            }
+        }
+        Err(_) => println!(
+            "warning: no {} to copy (run `cargo xtask build-ptx`)",
+            ptx::PTX_DIR
+        ),
+    }
+
+    let manifest: String = exes.iter().map(|e| e.manifest_line() + "\n").collect();
+    util::write(&bundle.join("manifest.txt"), manifest.as_bytes())?;
+    let run_sh = bundle.join("run.sh");
+    util::write(&run_sh, RUN_SH.as_bytes())?;
+    ptx::set_executable(&run_sh)?;
+
+    println!("bundle/:");
+    for exe in &exes {
+        let size = std::fs::metadata(bin.join(&exe.name))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        println!(
+            "  bin/{:<40} {:>10}  ({})",
+            exe.name,
+            util::mib(size),
+            exe.manifest_line()
+        );
+    }
+    let total = dir_size(bundle)?;
+    println!(
+        "total {} ({total} bytes); run on a GPU machine: bash bundle/run.sh [quick|full|tests]",
+        util::mib(total)
+    );
+    if total > MAX_BYTES {
+        return fail(format!(
+            "bundle/ is {}, over the {} limit",
+            util::mib(total),
+            util::mib(MAX_BYTES)
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(kind: &str, name: &str, test: bool, exe: Option<&str>) -> json::Json {
+        let exe = exe.map_or("null".to_string(), |e| format!("{e:?}"));
+        json::parse(&format!(
+            r#"{{"reason":"compiler-artifact","target":{{"kind":["{kind}"],"name":"{name}"}},"profile":{{"test":{test}}},"executable":{exe}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn names_test_executables() {
+        let msgs = [
+            msg(
+                "lib",
+                "ferrotile_kernels",
+                true,
+                Some("/t/ferrotile_kernels-1"),
+            ),
+            msg("lib", "ferrotile", false, None),
+            msg("bin", "ferrotile", true, Some("/t/ferrotile-2")),
+            msg("bin", "ferrotile", false, Some("/t/ferrotile")),
+            msg("test", "sgemm", true, Some("/t/sgemm-3")),
+            msg("test", "kernels", false, Some("/t/kernels-4")),
+            msg("example", "tour", false, Some("/t/tour")),
+        ];
+        let got: Vec<_> = test_executables(&msgs)
+            .into_iter()
+            .map(|e| (e.name, e.path))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "ferrotile_kernels-lib".to_string(),
+                    PathBuf::from("/t/ferrotile_kernels-1")
+                ),
+                ("ferrotile-bin".to_string(), PathBuf::from("/t/ferrotile-2")),
+                ("sgemm".to_string(), PathBuf::from("/t/sgemm-3")),
+                ("kernels".to_string(), PathBuf::from("/t/kernels-4")),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_benches_and_their_style() {
+        let msgs = [
+            msg("bench", "ladder", false, Some("/t/ladder-1")),
+            msg("bench", "criterion_transpose", false, Some("/t/transpose-2")),
+            msg("lib", "ferrotile", true, Some("/t/ferrotile-3")),
+        ];
+        let lines: Vec<_> = bench_executables(&msgs)
+            .iter()
+            .map(Executable::manifest_line)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "bench bench-ladder plain",
+                "bench bench-criterion_transpose criterion"
+            ]
+        );
+    }
+}

@@ -1,0 +1,387 @@
+//! The ptxas resource report: registers, shared memory, stack frame and
+//! spills of every kernel, from NVIDIA's `ptxas` (which runs without a GPU).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::ptx::{self, PtxTarget};
+use crate::util::{self, Context, Result, fail};
+
+/// Overrides which ptxas is used.
+pub const PTXAS_ENV: &str = "FERROTILE_PTXAS";
+/// The PyPI wheel ptxas comes from.
+const WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+const WHEEL_MEMBER: &str = "nvidia/cuda_nvcc/bin/ptxas";
+const TOOLS_DIR: &str = "target/tools";
+
+/// Kernels that must run from registers: no stack frame allowed.
+pub const HOT_PREFIXES: &[&str] = &["sgemm_", "transpose_"];
+
+/// `$FERROTILE_PTXAS`, else `target/tools/ptxas`, downloaded from PyPI (with
+/// pip) when missing.
+pub fn ensure_ptxas() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(PTXAS_ENV) {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            return fail(format!("{PTXAS_ENV}={} does not exist", p.display()));
+        }
+        return Ok(p);
+    }
+    let ptxas = Path::new(TOOLS_DIR).join("ptxas");
+    if ptxas.is_file() {
+        return Ok(ptxas);
+    }
+    let wheel_dir = Path::new(TOOLS_DIR).join("wheel");
+    let wheel = match find_wheel(&wheel_dir)? {
+        Some(w) => w,
+        None => {
+            println!("installing ptxas: pip download {WHEEL}");
+            util::run(
+                Command::new("python3")
+                    .args([
+                        "-m",
+                        "pip",
+                        "download",
+                        "--no-deps",
+                        "--only-binary=:all:",
+                        WHEEL,
+                        "-d",
+                    ])
+                    .arg(&wheel_dir),
+            )
+            .map_err(|e| {
+                util::Error(format!(
+                    "{e}\nptxas comes from the PyPI wheel {WHEEL}: python3 with pip is needed \
+                     (Debian: apt-get install python3-pip), or set {PTXAS_ENV}=/path/to/ptxas"
+                ))
+            })?;
+            find_wheel(&wheel_dir)?.ok_or_else(|| {
+                util::Error(format!(
+                    "pip reported success but no .whl is in {}",
+                    wheel_dir.display()
+                ))
+            })?
+        }
+    };
+    let tmp = Path::new(TOOLS_DIR).join("ptxas.tmp");
+    let script = "import sys, zipfile, shutil\n\
+                  with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], 'wb') as dst:\n    \
+                  shutil.copyfileobj(src, dst)\n";
+    util::run(
+        Command::new("python3")
+            .args(["-c", script])
+            .arg(&wheel)
+            .arg(WHEEL_MEMBER)
+            .arg(&tmp),
+    )
+    .map_err(|e| {
+        util::Error(format!(
+            "cannot extract {WHEEL_MEMBER} from {}: {e}",
+            wheel.display()
+        ))
+    })?;
+    ptx::set_executable(&tmp)?;
+    std::fs::rename(&tmp, &ptxas).context(|| format!("cannot create {}", ptxas.display()))?;
+    println!("installed {}", ptxas.display());
+    Ok(ptxas)
+}
+
+fn find_wheel(dir: &Path) -> Result<Option<PathBuf>> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    Ok(util::sorted_entries(dir)?
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "whl")))
+}
+
+/// What ptxas reports about one function.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Resources {
+    pub name: String,
+    /// `.entry` (a kernel) rather than a called `.func`.
+    pub entry: bool,
+    pub registers: u64,
+    pub smem: u64,
+    pub stack: u64,
+    pub spill_stores: u64,
+    pub spill_loads: u64,
+}
+
+/// Parses `ptxas -v` output (in the order ptxas prints it).
+pub fn parse(output: &str) -> Vec<Resources> {
+    let mut out: Vec<Resources> = Vec::new();
+    let mut current: Option<usize> = None; // the function being compiled
+    let mut props: Option<usize> = None; // the one "Function properties" names
+    let index = |out: &mut Vec<Resources>, name: &str, entry: bool| -> usize {
+        match out.iter().position(|r| r.name == name) {
+            Some(i) => {
+                out[i].entry |= entry;
+                i
+            }
+            None => {
+                out.push(Resources {
+                    name: name.to_string(),
+                    entry,
+                    ..Resources::default()
+                });
+                out.len() - 1
+            }
+        }
+    };
+    for line in output.lines() {
+        let text = line
+            .split_once(':')
+            .filter(|(tag, _)| tag.starts_with("ptxas"))
+            .map_or(line, |(_, rest)| rest);
+        let text = text.trim();
+        if let Some(rest) = text.strip_prefix("Compiling entry function '") {
+            let name = rest.split('\'').next().unwrap_or("");
+            current = Some(index(&mut out, name, true));
+        } else if let Some(rest) = text.strip_prefix("Compiling function '") {
+            let name = rest.split('\'').next().unwrap_or("");
+            current = Some(index(&mut out, name, false));
+        } else if let Some(name) = text.strip_prefix("Function properties for ") {
+            props = Some(index(&mut out, name.trim(), false));
+        } else if text.contains("bytes stack frame") {
+            if let Some(i) = props.or(current) {
+                for part in text.split(',') {
+                    let n = leading_number(part);
+                    if part.contains("stack frame") {
+                        out[i].stack = n;
+                    } else if part.contains("spill stores") {
+                        out[i].spill_stores = n;
+                    } else if part.contains("spill loads") {
+                        out[i].spill_loads = n;
+                    }
+                }
+            }
+        } else if let Some(rest) = text.strip_prefix("Used ") {
+            if let Some(i) = current {
+                for part in rest.split(',') {
+                    let part = part.trim().trim_start_matches("used ");
+                    if part.ends_with("registers") {
+                        out[i].registers = leading_number(part);
+                    } else if part.ends_with("bytes smem") {
+                        out[i].smem = leading_number(part);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn leading_number(s: &str) -> u64 {
+    s.trim()
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+pub fn is_hot(name: &str) -> bool {
+    HOT_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The problems in one ptxas run: any spill, and a stack frame in a hot kernel.
+pub fn problems(arch: &str, resources: &[Resources]) -> Vec<String> {
+    let mut found = Vec::new();
+    for r in resources {
+        if r.spill_stores > 0 || r.spill_loads > 0 {
+            found.push(format!(
+                "{}{} spills on {arch}: {} bytes spill stores, {} bytes spill loads",
+                if r.entry {
+                    "kernel "
+                } else {
+                    "device function "
+                },
+                r.name,
+                r.spill_stores,
+                r.spill_loads
+            ));
+        }
+        if r.entry && is_hot(&r.name) && r.stack > 0 {
+            found.push(format!(
+                "hot kernel {} has a {}-byte stack frame on {arch} (its register arrays went to \
+                 local memory: indices that are not compile-time constants after unrolling?)",
+                r.name, r.stack
+            ));
+        }
+    }
+    found
+}
+
+/// Runs ptxas on each PTX file for each of its target's GPUs, prints the
+/// table, and fails on spills or hot kernels with a stack frame.
+pub fn report(files: &[(&PtxTarget, PathBuf)]) -> Result<()> {
+    let ptxas = ensure_ptxas()?;
+    let version = util::stdout_of(Command::new(&ptxas).arg("--version"))?;
+    println!(
+        "ptxas report ({})",
+        version
+            .lines()
+            .find(|l| l.contains("release"))
+            .unwrap_or("unknown version")
+            .trim()
+    );
+    let mut all_problems = Vec::new();
+    for (target, path) in files {
+        for arch in target.ptxas_archs {
+            let mut cmd = Command::new(&ptxas);
+            cmd.arg("-v")
+                .arg(format!("-arch={arch}"))
+                .arg(path)
+                .args(["-o", "/dev/null"]);
+            let out = cmd
+                .output()
+                .context(|| format!("cannot start `{}`", util::show(&cmd)))?;
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if !out.status.success() {
+                return fail(format!(
+                    "`{}` failed ({})\n{}",
+                    util::show(&cmd),
+                    out.status,
+                    text.trim_end()
+                ));
+            }
+            for line in text
+                .lines()
+                .filter(|l| l.contains("warning") || l.contains("error"))
+            {
+                println!("  {line}");
+            }
+            let mut resources = parse(&text);
+            // Kernels by name, then called functions: the same order for every arch.
+            resources.sort_by(|a, b| (!a.entry, &a.name).cmp(&(!b.entry, &b.name)));
+            print_table(&path.display().to_string(), arch, &resources);
+            all_problems.extend(problems(arch, &resources));
+        }
+    }
+    if all_problems.is_empty() {
+        println!(
+            "ptxas: no spills; no stack frame in hot kernels ({})",
+            HOT_PREFIXES.join("*, ") + "*"
+        );
+        Ok(())
+    } else {
+        let mut msg = String::from("ptxas report failed:");
+        for p in &all_problems {
+            msg.push_str(&format!("\n  - {p}"));
+        }
+        fail(msg)
+    }
+}
+
+fn print_table(file: &str, arch: &str, resources: &[Resources]) {
+    println!("{file} for {arch}:");
+    println!(
+        "  {:<6}  {:>4}  {:>10}  {:>11}  {:>12}  {:>11}  kernel",
+        "arch", "regs", "smem bytes", "stack bytes", "spill stores", "spill loads"
+    );
+    for r in resources {
+        let regs = if r.entry {
+            r.registers.to_string()
+        } else {
+            "-".into()
+        };
+        let name = if r.entry {
+            r.name.clone()
+        } else {
+            format!("{} (device function)", r.name)
+        };
+        println!(
+            "  {arch:<6}  {regs:>4}  {:>10}  {:>11}  {:>12}  {:>11}  {name}",
+            r.smem, r.stack, r.spill_stores, r.spill_loads
+        );
+    }
+    if resources.is_empty() {
+        println!("  (no functions)");
+    }
+}
+
+/// `cargo xtask ptxas-report`: the report on the committed PTX.
+pub fn report_committed() -> Result<()> {
+    let mut files = Vec::new();
+    for target in ptx::TARGETS {
+        let path = ptx::committed_path(target);
+        if !path.is_file() {
+            return fail(format!(
+                "{} is missing: run `cargo xtask build-ptx`",
+                path.display()
+            ));
+        }
+        files.push((target, path));
+    }
+    report(&files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUTPUT: &str = "\
+ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'sgemm_v3' for 'sm_80'
+ptxas info    : Function properties for sgemm_v3
+    256 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads
+ptxas info    : Used 112 registers, used 1 barriers, 8192 bytes smem, 380 bytes cmem[0]
+ptxas info    : Compile time = 2.537 ms
+ptxas info    : Function properties for helper
+    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Compiling entry function 'vec_add' for 'sm_80'
+ptxas info    : Function properties for vec_add
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 12 registers, used 0 barriers, 380 bytes cmem[0]
+";
+
+    #[test]
+    fn parses_entries_and_functions() {
+        let got = parse(OUTPUT);
+        assert_eq!(
+            got,
+            [
+                Resources {
+                    name: "sgemm_v3".into(),
+                    entry: true,
+                    registers: 112,
+                    smem: 8192,
+                    stack: 256,
+                    spill_stores: 8,
+                    spill_loads: 12,
+                },
+                Resources {
+                    name: "helper".into(),
+                    stack: 16,
+                    ..Resources::default()
+                },
+                Resources {
+                    name: "vec_add".into(),
+                    entry: true,
+                    registers: 12,
+                    ..Resources::default()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn flags_spills_and_hot_stack_frames() {
+        let got = problems("sm_80", &parse(OUTPUT));
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].starts_with("kernel sgemm_v3 spills on sm_80"));
+        assert!(got[1].starts_with("hot kernel sgemm_v3 has a 256-byte stack frame"));
+        let cold = Resources {
+            name: "vec_add".into(),
+            entry: true,
+            stack: 64,
+            ..Resources::default()
+        };
+        assert!(problems("sm_80", &[cold]).is_empty());
+        assert!(is_hot("transpose_padded") && !is_hot("my_sgemm_"));
+    }
+}
