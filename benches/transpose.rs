@@ -43,10 +43,7 @@ fn random_f32(n: usize, seed: u64) -> Vec<f32> {
 fn time_sets(ctx: &Context, sets: usize, mut one: impl FnMut(usize) -> Result<()>) -> Result<Duration> {
     let mut batch = || (0..sets).try_for_each(&mut one);
     // Probe: one warm-up batch, one timed batch.
-    let t0 = Instant::now();
-    batch()?;
-    ctx.synchronize()?;
-    let probe = ctx.time(0, 1, &mut batch)?.max(t0.elapsed() / 4).max(Duration::from_nanos(1));
+    let probe = ctx.time(1, 1, &mut batch)?.max(Duration::from_nanos(100));
     let reps = (BUDGET.as_secs_f64() / probe.as_secs_f64()).clamp(3.0, 200.0) as usize;
     let t = ctx.time(1, reps, &mut batch)?;
     Ok(t / sets as u32)
@@ -103,6 +100,23 @@ fn run(ctx: &Context) -> Result<()> {
             time_sets(ctx, sets, |i| outputs[i].copy_from_buffer(&inputs[i]))?
         };
         println!("| device-to-device copy | ceiling | {size} | {:.4} | {:.1} | 100.0 |", copy.as_secs_f64() * 1e3, gbs(copy));
+
+        // Rung 0: the CPU references (host memory, wall clock; not a GPU number).
+        for (name, reps, f) in [
+            ("cpu_serial (reference::transpose_serial)", 1, reference::transpose_serial::<f32> as fn(&[f32], usize, usize) -> Vec<f32>),
+            ("cpu_blocked_rayon (reference::transpose)", 3, reference::transpose::<f32>),
+        ] {
+            let mut times: Vec<Duration> = (0..reps)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(f(std::hint::black_box(&a), nx, ny));
+                    t.elapsed()
+                })
+                .collect();
+            times.sort();
+            let t = times[times.len() / 2];
+            println!("| {name} | cpu | {size} | {:.4} | {:.1} | {:.1} |", t.as_secs_f64() * 1e3, gbs(t), 100.0 * copy.as_secs_f64() / t.as_secs_f64());
+        }
 
         let default = Transpose::new(nx, ny).resolved_variant();
         let mut best: Option<(TransposeVariant, Duration)> = None;
