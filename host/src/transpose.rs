@@ -1,50 +1,180 @@
 //! Matrix transpose: `output (nx rows of ny) = input (ny rows of nx)ᵀ`.
+//!
+//! ```no_run
+//! use ferrotile::transpose::Transpose;
+//! # fn main() -> ferrotile::Result<()> {
+//! let ctx = ferrotile::Context::auto();
+//! let (nx, ny) = (3, 2); // 2 rows of 3
+//! let input = ctx.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+//! let mut output = ctx.alloc::<f32>(nx * ny)?;
+//! Transpose::new(nx, ny).run(&ctx, &input, &mut output)?; // the fastest rung for the shape
+//! assert_eq!(output.download()?, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+//! # Ok(()) }
+//! ```
 
 use ferrotile_kernels as k;
+use k::launch::{MAX_GRID_X, MAX_GRID_YZ};
+use k::transpose::index::{self as ix, VecTile};
 
-use crate::{check, Buffer, Context, Result};
+use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
 
-/// The rungs of the transpose ladder.
+/// The rungs of the transpose ladder, and further tile configurations of
+/// the tiled rungs (for the benchmark to compare).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TransposeVariant {
-    /// Coalesced read, strided write.
+    /// Rung 1: one thread per element, coalesced read, strided write.
     NaiveRow,
+    /// Rung 2: one thread per element, strided read, coalesced write.
+    NaiveCol,
+    /// Rung 3: 32 × 32 shared tile, 32 × 8 threads; 32-way bank conflicts.
+    Smem,
+    /// Rung 4: 32 × 33 padded shared tile, 32 × 8 threads; conflict-free.
+    SmemPad,
+    /// Rung 5: padded 32 × 64 tile (×2 unrolled along x), 32 × 8 threads.
+    SmemPadUnroll2,
+    /// Rung 6: 64 × 64 tile, 256 threads, 16-byte accesses, 4 × 4 register
+    /// transposes, swizzled shared tile. Needs `nx`, `ny` multiples of 4.
+    Vec4,
+    /// Config of rung 4 with 32 × 16 threads.
+    SmemPadB32x16,
+    /// Config of rung 4 with 32 × 32 threads.
+    SmemPadB32x32,
+    /// Config of rung 4 with a 64 × 65 tile, 32 × 8 threads.
+    SmemPadT64,
+    /// Config of rung 5 with 32 × 16 threads.
+    SmemPadUnroll2B32x16,
+    /// Config of rung 6 with 128 threads (2 micro-blocks each).
+    Vec4T64B128,
+    /// Config of rung 6 with 64 threads (4 micro-blocks each).
+    Vec4T64B64,
+    /// Config of rung 6 with a 32 × 32 tile and 64 threads.
+    Vec4T32B64,
 }
 
-impl TransposeVariant {
-    /// Every rung, in ladder order.
-    pub const ALL: &'static [TransposeVariant] = &[TransposeVariant::NaiveRow];
+use TransposeVariant as V;
 
-    /// The kernel's name.
+impl TransposeVariant {
+    /// The ladder's rungs, in order.
+    pub const LADDER: &'static [TransposeVariant] = &[V::NaiveRow, V::NaiveCol, V::Smem, V::SmemPad, V::SmemPadUnroll2, V::Vec4];
+
+    /// Every variant: the rungs, then the extra configurations.
+    pub const ALL: &'static [TransposeVariant] = &[
+        V::NaiveRow,
+        V::NaiveCol,
+        V::Smem,
+        V::SmemPad,
+        V::SmemPadUnroll2,
+        V::Vec4,
+        V::SmemPadB32x16,
+        V::SmemPadB32x32,
+        V::SmemPadT64,
+        V::SmemPadUnroll2B32x16,
+        V::Vec4T64B128,
+        V::Vec4T64B64,
+        V::Vec4T32B64,
+    ];
+
+    /// The default for shapes whose sides are multiples of 4.
+    pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4;
+    /// The default for every other shape.
+    pub const DEFAULT_SCALAR: TransposeVariant = V::SmemPadUnroll2;
+
+    /// The fastest variant that supports an `nx × ny` input (what
+    /// [`Transpose::new`] uses unless [`Transpose::variant`] picks one).
+    pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
+        if Self::DEFAULT_VECTOR.supports(nx, ny) { Self::DEFAULT_VECTOR } else { Self::DEFAULT_SCALAR }
+    }
+
+    /// The kernel's name (its PTX entry).
     pub fn name(self) -> &'static str {
         match self {
-            TransposeVariant::NaiveRow => "transpose_naive_row",
+            V::NaiveRow => "transpose_naive_row",
+            V::NaiveCol => "transpose_naive_col",
+            V::Smem => "transpose_smem",
+            V::SmemPad => "transpose_smem_pad",
+            V::SmemPadUnroll2 => "transpose_smem_pad_unroll2",
+            V::Vec4 => "transpose_vec4_t64_b256",
+            V::SmemPadB32x16 => "transpose_smem_pad_b32x16",
+            V::SmemPadB32x32 => "transpose_smem_pad_b32x32",
+            V::SmemPadT64 => "transpose_smem_pad_t64",
+            V::SmemPadUnroll2B32x16 => "transpose_smem_pad_unroll2_b32x16",
+            V::Vec4T64B128 => "transpose_vec4_t64_b128",
+            V::Vec4T64B64 => "transpose_vec4_t64_b64",
+            V::Vec4T32B64 => "transpose_vec4_t32_b64",
+        }
+    }
+
+    /// Whether this is a rung of the ladder (not an extra configuration).
+    pub fn is_rung(self) -> bool {
+        Self::LADDER.contains(&self)
+    }
+
+    /// Whether the variant uses 16-byte accesses (needs `nx`, `ny` multiples of 4).
+    pub fn is_vectorised(self) -> bool {
+        matches!(self, V::Vec4 | V::Vec4T64B128 | V::Vec4T64B64 | V::Vec4T32B64)
+    }
+
+    /// Whether the variant can transpose an `nx × ny` input.
+    pub fn supports(self, nx: usize, ny: usize) -> bool {
+        !self.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0)
+    }
+
+    /// The launch geometry for an `nx × ny` input (computed in `kernels`).
+    pub fn launch_config(self, nx: u32, ny: u32) -> LaunchConfig {
+        match self {
+            V::NaiveRow => ix::naive_config(nx, ny),
+            V::NaiveCol => ix::naive_col_config(nx, ny),
+            V::Smem => ix::SMEM.config(nx, ny),
+            V::SmemPad => ix::SMEM_PAD.config(nx, ny),
+            V::SmemPadUnroll2 => ix::SMEM_PAD_UNROLL2.config(nx, ny),
+            V::Vec4 => ix::VEC4_T64_B256.config(nx, ny),
+            V::SmemPadB32x16 => ix::SMEM_PAD_B32X16.config(nx, ny),
+            V::SmemPadB32x32 => ix::SMEM_PAD_B32X32.config(nx, ny),
+            V::SmemPadT64 => ix::SMEM_PAD_T64.config(nx, ny),
+            V::SmemPadUnroll2B32x16 => ix::SMEM_PAD_UNROLL2_B32X16.config(nx, ny),
+            V::Vec4T64B128 => ix::VEC4_T64_B128.config(nx, ny),
+            V::Vec4T64B64 => ix::VEC4_T64_B64.config(nx, ny),
+            V::Vec4T32B64 => ix::VEC4_T32_B64.config(nx, ny),
         }
     }
 }
 
-/// A transpose of an `nx × ny` f32 matrix (`ny` rows of `nx`).
+/// A transpose of an f32 matrix with `ny` rows of `nx` elements into one
+/// with `nx` rows of `ny`.
 #[derive(Clone, Copy, Debug)]
 pub struct Transpose {
     nx: usize,
     ny: usize,
-    variant: TransposeVariant,
+    variant: Option<TransposeVariant>,
 }
 
 impl Transpose {
-    /// Transpose of a matrix with `ny` rows of `nx` elements.
+    /// Transpose of a matrix with `ny` rows of `nx` elements, with the
+    /// fastest variant for the shape ([`TransposeVariant::fastest_for`]).
     pub fn new(nx: usize, ny: usize) -> Self {
-        Transpose { nx, ny, variant: TransposeVariant::NaiveRow }
+        Transpose { nx, ny, variant: None }
     }
 
-    /// Picks a rung (default: the fastest).
+    /// Picks a rung or configuration.
     pub fn variant(mut self, v: TransposeVariant) -> Self {
-        self.variant = v;
+        self.variant = Some(v);
         self
     }
 
-    /// Runs on `ctx`: `output` gets `nx * ny` elements.
+    /// The variant [`Transpose::run`] launches.
+    pub fn resolved_variant(&self) -> TransposeVariant {
+        self.variant.unwrap_or_else(|| TransposeVariant::fastest_for(self.nx, self.ny))
+    }
+
+    /// Runs on `ctx`: `input` and `output` both hold `nx · ny` elements.
+    ///
+    /// Errors (nothing is launched): `nx` or `ny` zero or above `u32::MAX`
+    /// ([`Error::BadArgument`] naming it), a buffer of the wrong length
+    /// ([`Error::LengthMismatch`]), a buffer of another backend, a
+    /// vectorised variant with `nx` or `ny` not a multiple of 4
+    /// (`BadArgument { arg: "variant" }`), a shape whose grid exceeds the
+    /// launch limits.
     pub fn run(&self, ctx: &Context, input: &Buffer<f32>, output: &mut Buffer<f32>) -> Result<()> {
         let nx = check::dim("nx", self.nx)?;
         let ny = check::dim("ny", self.ny)?;
@@ -52,16 +182,47 @@ impl Transpose {
         check::len("input", input, n)?;
         check::len("output", output, n)?;
         check::backend(ctx, &[("input", input.is_on(ctx)), ("output", output.is_on(ctx))])?;
-        match self.variant {
-            TransposeVariant::NaiveRow => launch!(
-                ctx,
-                k::transpose::transpose_naive_row,
-                k::transpose::index::naive_config(nx, ny),
-                input,
-                output,
-                nx,
-                ny
-            ),
+        let v = self.resolved_variant();
+        if !v.supports(self.nx, self.ny) {
+            return Err(Error::BadArgument {
+                arg: "variant",
+                detail: format!(
+                    "`{}` uses 16-byte accesses and needs nx and ny multiples of {}; got {nx} x {ny}",
+                    v.name(),
+                    ix::VEC
+                ),
+            });
+        }
+        debug_assert!(!v.is_vectorised() || VecTile::supports(nx, ny));
+        let cfg = v.launch_config(nx, ny);
+        if cfg.grid[0] > MAX_GRID_X || cfg.grid[1] > MAX_GRID_YZ {
+            // Grid y covers the output's rows for the naive column rung,
+            // the input's rows for every other one.
+            let arg = if v == V::NaiveCol { "nx" } else { "ny" };
+            return Err(Error::BadArgument {
+                arg,
+                detail: format!("{nx} x {ny} needs a {:?} grid for `{}`; the limit is 65535 blocks in y", cfg.grid, v.name()),
+            });
+        }
+        macro_rules! go {
+            ($kernel:ident) => {
+                launch!(ctx, k::transpose::$kernel, cfg, input, output, nx, ny)
+            };
+        }
+        match v {
+            V::NaiveRow => go!(transpose_naive_row),
+            V::NaiveCol => go!(transpose_naive_col),
+            V::Smem => go!(transpose_smem),
+            V::SmemPad => go!(transpose_smem_pad),
+            V::SmemPadUnroll2 => go!(transpose_smem_pad_unroll2),
+            V::Vec4 => go!(transpose_vec4_t64_b256),
+            V::SmemPadB32x16 => go!(transpose_smem_pad_b32x16),
+            V::SmemPadB32x32 => go!(transpose_smem_pad_b32x32),
+            V::SmemPadT64 => go!(transpose_smem_pad_t64),
+            V::SmemPadUnroll2B32x16 => go!(transpose_smem_pad_unroll2_b32x16),
+            V::Vec4T64B128 => go!(transpose_vec4_t64_b128),
+            V::Vec4T64B64 => go!(transpose_vec4_t64_b64),
+            V::Vec4T32B64 => go!(transpose_vec4_t32_b64),
         }
     }
 }

@@ -1,7 +1,19 @@
 //! Index math of the transpose kernels.
+//!
+//! Every coordinate a transpose kernel touches comes from a function here:
+//! which input element a thread loads, where it lands in shared memory, which
+//! output element a thread writes and where it reads it back from. The
+//! kernels call these functions; the tests below call the very same ones and
+//! check that the mapping is a bijection, that a warp's global writes are
+//! consecutive (coalesced), and the shared-memory bank-conflict degree of
+//! each warp-wide access.
+//!
+//! Coordinates are `(row, col)`. The input has `ny` rows of `nx`
+//! ([`input_layout`]); the output has `nx` rows of `ny` ([`output_layout`]);
+//! `output(c, r) = input(r, c)`.
 
 use crate::launch::LaunchConfig;
-use crate::layout::Layout2;
+use crate::layout::{Layout2, Swizzle};
 
 /// The input matrix: `ny` rows of `nx`.
 #[inline(always)]
@@ -18,7 +30,303 @@ pub const fn output_layout(nx: u32, ny: u32) -> Layout2 {
 /// Threads per block of the naive rungs (32 × 8, as the seeds' BDIMX × BDIMY).
 pub const NAIVE_BLOCK: [u32; 2] = [32, 8];
 
-/// One thread per input element.
+/// Lanes per warp; the tiled rungs are laid out so one warp covers 32
+/// consecutive elements of a row.
+pub const WARP: usize = 32;
+
+/// One thread per input element, `x` along the input's rows (the naive row
+/// rung: thread `(x, y)` handles input `(y, x)`).
 pub const fn naive_config(nx: u32, ny: u32) -> LaunchConfig {
     LaunchConfig::cover_2d(nx, ny, NAIVE_BLOCK)
 }
+
+/// One thread per output element, `x` along the output's rows (the naive
+/// column rung: thread `(x, y)` handles output `(y, x)` = input `(x, y)`).
+pub const fn naive_col_config(nx: u32, ny: u32) -> LaunchConfig {
+    LaunchConfig::cover_2d(ny, nx, NAIVE_BLOCK)
+}
+
+/// Input coordinate `(row, col)` of the naive-row thread at global `(x, y)`.
+#[inline(always)]
+pub const fn naive_row_coord(gx: u32, gy: u32) -> (usize, usize) {
+    (gy as usize, gx as usize)
+}
+
+/// Output coordinate `(row, col)` of the naive-column thread at global `(x, y)`.
+#[inline(always)]
+pub const fn naive_col_coord(gx: u32, gy: u32) -> (usize, usize) {
+    (gy as usize, gx as usize)
+}
+
+/// A scalar shared-memory tile: the block stages a `rows × cols` tile of the
+/// input (`rows` along the input's y, `cols` along x) in shared memory laid
+/// out as [`SmemTile::shared_layout`], then writes it out transposed.
+///
+/// Threads: `32 × block_y`. Load phase: thread `(tx, ty)` loads input
+/// `(ty + k·block_y, tx + u·32)` for every `k < rows / block_y`,
+/// `u < cols / 32` (the seeds' `×2` unrolling is `cols = 64`): lanes of a
+/// warp read 32 consecutive elements of one row. Write phase: the seeds'
+/// `bidx → (irow, icol)` remapping generalised to several elements per
+/// thread: element `e = bidx + s·threads` of the *output* tile (`cols`
+/// rows of `rows`) is `(irow, icol) = (e / rows, e % rows)`, read from
+/// shared `tile[icol][irow]`; lanes of a warp write 32 consecutive output
+/// elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmemTile {
+    /// Tile rows (input y extent of the tile).
+    pub rows: usize,
+    /// Tile columns (input x extent of the tile).
+    pub cols: usize,
+    /// Threads per block in y (x is always 32).
+    pub block_y: usize,
+    /// Unused shared-memory elements after each tile row (the `+IPAD`).
+    pub pad: usize,
+}
+
+impl SmemTile {
+    /// A tile configuration; see [`SmemTile::validate`].
+    pub const fn new(rows: usize, cols: usize, block_y: usize, pad: usize) -> Self {
+        SmemTile { rows, cols, block_y, pad }
+    }
+
+    /// Whether the configuration is one the kernels support: `rows` and
+    /// `cols` multiples of 32 (full-warp runs in both phases), `block_y`
+    /// divides `rows`.
+    pub const fn validate(&self) -> bool {
+        self.rows > 0
+            && self.cols > 0
+            && self.rows % WARP == 0
+            && self.cols % WARP == 0
+            && self.block_y > 0
+            && self.rows % self.block_y == 0
+    }
+
+    /// Threads per block.
+    #[inline(always)]
+    pub const fn threads(&self) -> usize {
+        WARP * self.block_y
+    }
+
+    /// Elements each thread moves (loads, and later writes).
+    #[inline(always)]
+    pub const fn per_thread(&self) -> usize {
+        self.rows * self.cols / self.threads()
+    }
+
+    /// The shared tile: `rows × cols`, row-major with `pad` extra elements per row.
+    #[inline(always)]
+    pub const fn shared_layout(&self) -> Layout2 {
+        Layout2::padded(self.rows, self.cols, self.pad)
+    }
+
+    /// Dynamic shared memory per block, in bytes, for elements of `elem` bytes.
+    pub const fn shared_bytes(&self, elem: usize) -> u32 {
+        (self.shared_layout().cosize() * elem) as u32
+    }
+
+    /// Input coordinate of the top-left element of block `(bx, by)`'s tile.
+    #[inline(always)]
+    pub const fn input_origin(&self, bx: u32, by: u32) -> (usize, usize) {
+        (by as usize * self.rows, bx as usize * self.cols)
+    }
+
+    /// Output coordinate of the top-left element of block `(bx, by)`'s tile.
+    #[inline(always)]
+    pub const fn output_origin(&self, bx: u32, by: u32) -> (usize, usize) {
+        (bx as usize * self.cols, by as usize * self.rows)
+    }
+
+    /// Tile coordinate `(r, c)` that thread `(tx, ty)` loads on step `s`
+    /// (`s < per_thread`); also where it stores it in the shared tile.
+    #[inline(always)]
+    pub const fn load_coord(&self, tx: u32, ty: u32, s: usize) -> (usize, usize) {
+        let col_steps = self.cols / WARP;
+        let (k, u) = (s / col_steps, s % col_steps);
+        (ty as usize + k * self.block_y, tx as usize + u * WARP)
+    }
+
+    /// Output-tile coordinate `(irow, icol)` that the thread with linear index
+    /// `bidx` writes on step `s`: `e = bidx + s·threads`, `irow = e / rows`,
+    /// `icol = e % rows`. It reads the value from shared `tile[icol][irow]`.
+    #[inline(always)]
+    pub const fn store_coord(&self, bidx: u32, s: usize) -> (usize, usize) {
+        let e = bidx as usize + s * self.threads();
+        (e / self.rows, e % self.rows)
+    }
+
+    /// Launch geometry covering an `nx × ny` input.
+    pub const fn config(&self, nx: u32, ny: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [nx.div_ceil(self.cols as u32), ny.div_ceil(self.rows as u32), 1],
+            block: [WARP as u32, self.block_y as u32, 1],
+            shared_bytes: self.shared_bytes(4),
+        }
+    }
+}
+
+/// Rung 3: 32 × 32 tile, 32 × 8 threads (4 elements per thread), no padding.
+pub const SMEM: SmemTile = SmemTile::new(32, 32, 8, 0);
+/// Rung 4: the same tile padded to 32 × 33.
+pub const SMEM_PAD: SmemTile = SmemTile::new(32, 32, 8, 1);
+/// Rung 5: padded 32 × 64 tile (the seeds' ×2 unrolling along x), 32 × 8
+/// threads, 8 elements per thread.
+pub const SMEM_PAD_UNROLL2: SmemTile = SmemTile::new(32, 64, 8, 1);
+/// Config: padded 32 × 33 tile with 32 × 16 threads (2 elements per thread).
+pub const SMEM_PAD_B32X16: SmemTile = SmemTile::new(32, 32, 16, 1);
+/// Config: padded 32 × 33 tile with 32 × 32 threads (1 element per thread,
+/// the seeds' square block).
+pub const SMEM_PAD_B32X32: SmemTile = SmemTile::new(32, 32, 32, 1);
+/// Config: padded 64 × 65 tile with 32 × 8 threads (16 elements per thread).
+pub const SMEM_PAD_T64: SmemTile = SmemTile::new(64, 64, 8, 1);
+/// Config: ×2 unrolled padded 32 × 64 tile with 32 × 16 threads (4 per thread).
+pub const SMEM_PAD_UNROLL2_B32X16: SmemTile = SmemTile::new(32, 64, 16, 1);
+
+/// A vectorised tile: the block stages a `tile × tile` square of the input;
+/// every global access is 16 bytes (4 × f32).
+///
+/// The tile is cut into 4 × 4 micro-blocks; micro-block `(R, C)` covers
+/// tile rows `4R..4R+4`, columns `4C..4C+4`. Load phase: the thread with
+/// linear index `t` takes micro-blocks `m = t + j·threads`,
+/// `(R, C) = (m / (tile/4), m % (tile/4))` — lanes of a warp read
+/// consecutive 16-byte chunks of a row — loads its 4 rows, transposes the
+/// 4 × 4 in registers and stores the 4 resulting rows into the shared tile
+/// *in output orientation* (shared row `4C + i`, columns `4R..4R+4`). Write
+/// phase: output-tile chunk `e = t + s·threads` is
+/// `(row, q) = (e / (tile/4), e % (tile/4))`: one 16-byte shared load and one
+/// 16-byte global store, lanes writing consecutive chunks of an output row.
+///
+/// Without a swizzle the micro-block store has a conflict degree of 8 (the
+/// 8 lanes of a quarter-warp write 8 rows 4 apart, all in the same 4 banks);
+/// the XOR swizzle `chunk ^= (row / 4) % 8` spreads them over all 32 banks
+/// while keeping each row's chunks a permutation of itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VecTile {
+    /// Tile side in elements (a multiple of 32).
+    pub tile: usize,
+    /// Threads per block (1D).
+    pub threads: usize,
+    /// The XOR swizzle applied to shared offsets (in elements).
+    pub swizzle: Swizzle,
+}
+
+/// Elements per vector access.
+pub const VEC: usize = 4;
+
+impl VecTile {
+    /// A vectorised tile of side `tile` with `threads` threads and the
+    /// conflict-free swizzle for that side.
+    pub const fn new(tile: usize, threads: usize) -> Self {
+        // Source bits: the row's bits 2..5, i.e. offset bits log2(tile)+2..+5;
+        // target: the 16-byte chunk's low 3 bits, offset bits 2..5.
+        VecTile { tile, threads, swizzle: Swizzle { bits: 3, base: 2, shift: tile.trailing_zeros() } }
+    }
+
+    /// The same tile with no swizzle (to show what the swizzle fixes).
+    pub const fn unswizzled(self) -> Self {
+        VecTile { swizzle: Swizzle::NONE, ..self }
+    }
+
+    /// Whether the configuration is supported: `tile` a power of two ≥ 32,
+    /// `threads` a multiple of 32 dividing the micro-block count.
+    pub const fn validate(&self) -> bool {
+        self.tile >= 32
+            && self.tile.is_power_of_two()
+            && self.threads > 0
+            && self.threads % WARP == 0
+            && self.micro_blocks() % self.threads == 0
+            && self.swizzle.is_valid()
+    }
+
+    /// 16-byte chunks per tile row.
+    #[inline(always)]
+    pub const fn chunks_per_row(&self) -> usize {
+        self.tile / VEC
+    }
+
+    /// 4 × 4 micro-blocks per tile.
+    #[inline(always)]
+    pub const fn micro_blocks(&self) -> usize {
+        self.chunks_per_row() * self.chunks_per_row()
+    }
+
+    /// Micro-blocks per thread (loads: 4 vectors each); also the output
+    /// chunks per thread divided by 4.
+    #[inline(always)]
+    pub const fn blocks_per_thread(&self) -> usize {
+        self.micro_blocks() / self.threads
+    }
+
+    /// The shared tile before swizzling: `tile × tile` row-major, output
+    /// orientation (row = input column within the tile).
+    #[inline(always)]
+    pub const fn shared_layout(&self) -> Layout2 {
+        Layout2::row_major(self.tile, self.tile)
+    }
+
+    /// Shared-memory element offset of tile coordinate `(row, col)`.
+    #[inline(always)]
+    pub const fn shared_offset(&self, row: usize, col: usize) -> usize {
+        self.swizzle.apply(self.shared_layout().offset(row, col))
+    }
+
+    /// Dynamic shared memory per block, bytes, for elements of `elem` bytes.
+    pub const fn shared_bytes(&self, elem: usize) -> u32 {
+        (self.shared_layout().cosize() * elem) as u32
+    }
+
+    /// Input coordinate of the top-left element of block `(bx, by)`'s tile.
+    #[inline(always)]
+    pub const fn input_origin(&self, bx: u32, by: u32) -> (usize, usize) {
+        (by as usize * self.tile, bx as usize * self.tile)
+    }
+
+    /// Output coordinate of the top-left element of block `(bx, by)`'s tile.
+    #[inline(always)]
+    pub const fn output_origin(&self, bx: u32, by: u32) -> (usize, usize) {
+        (bx as usize * self.tile, by as usize * self.tile)
+    }
+
+    /// Micro-block `(R, C)` that thread `t` loads on step `j`.
+    #[inline(always)]
+    pub const fn micro_block(&self, t: u32, j: usize) -> (usize, usize) {
+        let m = t as usize + j * self.threads;
+        (m / self.chunks_per_row(), m % self.chunks_per_row())
+    }
+
+    /// Output-tile `(row, first column)` of the chunk thread `t` writes on
+    /// step `s` (`s < 4 · blocks_per_thread`).
+    #[inline(always)]
+    pub const fn store_chunk(&self, t: u32, s: usize) -> (usize, usize) {
+        let e = t as usize + s * self.threads;
+        (e / self.chunks_per_row(), (e % self.chunks_per_row()) * VEC)
+    }
+
+    /// Launch geometry covering an `nx × ny` input.
+    pub const fn config(&self, nx: u32, ny: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [nx.div_ceil(self.tile as u32), ny.div_ceil(self.tile as u32), 1],
+            block: [self.threads as u32, 1, 1],
+            shared_bytes: self.shared_bytes(4),
+        }
+    }
+
+    /// Whether an `nx × ny` input can use 16-byte accesses: every row must
+    /// start 16-byte aligned in both matrices, so `nx` and `ny` are
+    /// multiples of 4.
+    pub const fn supports(nx: u32, ny: u32) -> bool {
+        nx as usize % VEC == 0 && ny as usize % VEC == 0
+    }
+}
+
+/// Rung 6: 64 × 64 tile, 256 threads, one 4 × 4 micro-block per thread
+/// (4 × 16-byte loads in flight per thread), swizzled shared tile.
+pub const VEC4_T64_B256: VecTile = VecTile::new(64, 256);
+/// Config: 64 × 64 tile, 128 threads, two micro-blocks per thread (8 × 16 B in flight).
+pub const VEC4_T64_B128: VecTile = VecTile::new(64, 128);
+/// Config: 32 × 32 tile, 64 threads, one micro-block per thread.
+pub const VEC4_T32_B64: VecTile = VecTile::new(32, 64);
+/// Config: 64 × 64 tile, 64 threads, four micro-blocks per thread (16 × 16 B in flight).
+pub const VEC4_T64_B64: VecTile = VecTile::new(64, 64);
+
+#[cfg(test)]
+mod tests;

@@ -1,9 +1,25 @@
 //! Matrix transpose ladder: `out (nx, ny) = in (ny, nx)ᵀ`, both row-major.
 //!
 //! The input has `ny` rows of `nx` elements; the output has `nx` rows of
-//! `ny`. Every rung maps threads to coordinates through [`index`].
+//! `ny`. Every rung maps threads to coordinates through [`index`]:
+//!
+//! 1. [`transpose_naive_row`] — coalesced read, strided write;
+//! 2. [`transpose_naive_col`] — strided read, coalesced write;
+//! 3. [`transpose_smem`] — shared tile, both global accesses coalesced,
+//!    32-way bank conflicts on the transposed shared read;
+//! 4. [`transpose_smem_pad`] — `+1` padding: conflict-free;
+//! 5. [`transpose_smem_pad_unroll2`] — two tiles per block along x;
+//! 6. [`transpose_vec4_t64_b256`] — 16-byte global accesses, 4 × 4
+//!    register transposes, XOR-swizzled shared tile.
+//!
+//! Further tile configurations of rungs 4–6 (`transpose_smem_pad_*`,
+//! `transpose_vec4_*`) exist so the benchmark can pick the fastest.
 
 pub mod index;
 mod naive;
+mod tiled;
+mod vec;
 
 pub use naive::*;
+pub use tiled::*;
+pub use vec::*;

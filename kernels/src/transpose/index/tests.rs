@@ -1,0 +1,353 @@
+//! Properties of the transpose index math, computed from the functions the
+//! kernels call: every rung moves each input element to its transposed
+//! place exactly once, the tiled rungs' warps access global memory in
+//! consecutive runs, and the shared-memory bank-conflict degree of each
+//! warp-wide access is what the rung's doc comment claims.
+
+use super::*;
+use crate::layout::analysis::{bank_conflict_degree, is_coalesced};
+use proptest::prelude::*;
+use std::vec;
+use std::vec::Vec;
+
+const SCALAR: [(&str, SmemTile); 7] = [
+    ("smem", SMEM),
+    ("smem_pad", SMEM_PAD),
+    ("smem_pad_unroll2", SMEM_PAD_UNROLL2),
+    ("smem_pad_b32x16", SMEM_PAD_B32X16),
+    ("smem_pad_b32x32", SMEM_PAD_B32X32),
+    ("smem_pad_t64", SMEM_PAD_T64),
+    ("smem_pad_unroll2_b32x16", SMEM_PAD_UNROLL2_B32X16),
+];
+
+const VECTOR: [(&str, VecTile); 4] = [
+    ("vec4_t64_b256", VEC4_T64_B256),
+    ("vec4_t64_b128", VEC4_T64_B128),
+    ("vec4_t64_b64", VEC4_T64_B64),
+    ("vec4_t32_b64", VEC4_T32_B64),
+];
+
+/// The 32 lanes of warp `w` of a block: lane `l` is linear thread `32w + l`.
+fn lanes(w: usize, f: impl Fn(u32) -> Option<usize>) -> [Option<usize>; 32] {
+    core::array::from_fn(|l| f((w * 32 + l) as u32))
+}
+
+/// Runs the scalar tiled kernel's index path for every thread of every
+/// block; returns `out[o] = input offset` (or an error string).
+fn simulate_scalar(g: SmemTile, nx: u32, ny: u32) -> Result<Vec<usize>, std::string::String> {
+    let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+    let cfg = g.config(nx, ny);
+    let tile = g.shared_layout();
+    let mut out = vec![usize::MAX; dst.size()];
+    let mut loaded = vec![false; src.size()];
+    for by in 0..cfg.grid[1] {
+        for bx in 0..cfg.grid[0] {
+            let mut shared = vec![None; tile.cosize()];
+            let (r0, c0) = g.input_origin(bx, by);
+            for ty in 0..cfg.block[1] {
+                for tx in 0..cfg.block[0] {
+                    for s in 0..g.per_thread() {
+                        let (r, c) = g.load_coord(tx, ty, s);
+                        if !tile.in_bounds(r, c) {
+                            return Err(std::format!("load coord ({r}, {c}) outside the tile"));
+                        }
+                        if src.in_bounds(r0 + r, c0 + c) {
+                            let o = src.offset(r0 + r, c0 + c);
+                            if std::mem::replace(&mut loaded[o], true) {
+                                return Err(std::format!("input {o} loaded twice"));
+                            }
+                            if shared[tile.offset(r, c)].replace(o).is_some() {
+                                return Err(std::format!("shared ({r}, {c}) stored twice"));
+                            }
+                        }
+                    }
+                }
+            }
+            let (o0, p0) = g.output_origin(bx, by);
+            for bidx in 0..g.threads() as u32 {
+                for s in 0..g.per_thread() {
+                    let (irow, icol) = g.store_coord(bidx, s);
+                    if dst.in_bounds(o0 + irow, p0 + icol) {
+                        let Some(from) = shared[tile.offset(icol, irow)] else {
+                            return Err(std::format!("shared ({icol}, {irow}) read before it was written"));
+                        };
+                        let o = dst.offset(o0 + irow, p0 + icol);
+                        if out[o] != usize::MAX {
+                            return Err(std::format!("output {o} written twice"));
+                        }
+                        out[o] = from;
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The same for the vectorised kernels (16-byte chunks).
+fn simulate_vector(g: VecTile, nx: u32, ny: u32) -> Result<Vec<usize>, std::string::String> {
+    let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+    let cfg = g.config(nx, ny);
+    let mut out = vec![usize::MAX; dst.size()];
+    let mut loaded = vec![false; src.size()];
+    for by in 0..cfg.grid[1] {
+        for bx in 0..cfg.grid[0] {
+            let mut shared = vec![None; g.shared_layout().cosize()];
+            let (r0, c0) = g.input_origin(bx, by);
+            for t in 0..g.threads as u32 {
+                for j in 0..g.blocks_per_thread() {
+                    let (mr, mc) = g.micro_block(t, j);
+                    for i in 0..VEC {
+                        let (r, c) = (r0 + mr * VEC + i, c0 + mc * VEC);
+                        if src.in_bounds(r, c + VEC - 1) {
+                            for k in 0..VEC {
+                                let o = src.offset(r, c + k);
+                                if std::mem::replace(&mut loaded[o], true) {
+                                    return Err(std::format!("input {o} loaded twice"));
+                                }
+                                // Element k of row i goes to shared row mc·4 + k, column mr·4 + i.
+                                let so = g.shared_offset(mc * VEC + k, mr * VEC + i);
+                                if so % VEC != i {
+                                    return Err(std::format!("shared offset {so} breaks the 16-byte chunk"));
+                                }
+                                if shared[so].replace(o).is_some() {
+                                    return Err(std::format!("shared {so} stored twice"));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let (o0, p0) = g.output_origin(bx, by);
+            for t in 0..g.threads as u32 {
+                for s in 0..VEC * g.blocks_per_thread() {
+                    let (row, col) = g.store_chunk(t, s);
+                    if dst.in_bounds(o0 + row, p0 + col + VEC - 1) {
+                        let base = g.shared_offset(row, col);
+                        for k in 0..VEC {
+                            let Some(from) = shared[base + k] else {
+                                return Err(std::format!("shared {} read before it was written", base + k));
+                            };
+                            let o = dst.offset(o0 + row, p0 + col + k);
+                            if out[o] != usize::MAX {
+                                return Err(std::format!("output {o} written twice"));
+                            }
+                            out[o] = from;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `out[o]` must be the input offset of the transposed coordinate.
+fn is_transpose(out: &[usize], nx: u32, ny: u32) -> Result<(), std::string::String> {
+    let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+    for r in 0..dst.rows {
+        for c in 0..dst.cols {
+            let (got, want) = (out[dst.offset(r, c)], src.offset(c, r));
+            if got != want {
+                return Err(std::format!("output ({r}, {c}) holds input offset {got}, expected {want}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_config_is_valid() {
+    for (name, g) in SCALAR {
+        assert!(g.validate(), "{name}");
+        assert_eq!(g.per_thread() * g.threads(), g.rows * g.cols, "{name}");
+    }
+    for (name, g) in VECTOR {
+        assert!(g.validate(), "{name}");
+    }
+    assert!(!SmemTile::new(33, 32, 8, 1).validate());
+    assert!(!VecTile::new(48, 64).validate());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn naive_mappings_are_bijections(nx in 1u32..80, ny in 1u32..80) {
+        let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+        let mut hits = vec![0u8; dst.size()];
+        let cfg = naive_config(nx, ny);
+        for gy in 0..cfg.grid[1] * cfg.block[1] {
+            for gx in 0..cfg.grid[0] * cfg.block[0] {
+                let (r, c) = naive_row_coord(gx, gy);
+                if src.in_bounds(r, c) {
+                    hits[dst.offset(c, r)] += 1;
+                }
+            }
+        }
+        prop_assert!(hits.iter().all(|&h| h == 1));
+        let mut hits = vec![0u8; src.size()];
+        let cfg = naive_col_config(nx, ny);
+        for gy in 0..cfg.grid[1] * cfg.block[1] {
+            for gx in 0..cfg.grid[0] * cfg.block[0] {
+                let (r, c) = naive_col_coord(gx, gy);
+                if dst.in_bounds(r, c) {
+                    hits[src.offset(c, r)] += 1;
+                }
+            }
+        }
+        prop_assert!(hits.iter().all(|&h| h == 1));
+    }
+
+    #[test]
+    fn scalar_tiles_move_every_element_to_its_transpose_once(nx in 1u32..150, ny in 1u32..150, which in 0usize..7) {
+        let (name, g) = SCALAR[which];
+        let out = simulate_scalar(g, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
+        is_transpose(&out, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
+    }
+
+    #[test]
+    fn vector_tiles_move_every_element_to_its_transpose_once(qx in 1u32..40, qy in 1u32..40, which in 0usize..4) {
+        let (nx, ny) = (qx * 4, qy * 4);
+        let (name, g) = VECTOR[which];
+        prop_assert!(VecTile::supports(nx, ny));
+        let out = simulate_vector(g, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
+        is_transpose(&out, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
+    }
+
+    #[test]
+    fn scalar_tile_warps_read_and_write_32_consecutive_elements(nx in 256u32..700, ny in 256u32..700, which in 0usize..7) {
+        // An interior tile of a large matrix: block (1, 1).
+        let (name, g) = SCALAR[which];
+        let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+        let ((r0, c0), (o0, p0)) = (g.input_origin(1, 1), g.output_origin(1, 1));
+        for w in 0..g.block_y {
+            for s in 0..g.per_thread() {
+                let reads = lanes(w, |t| {
+                    let (r, c) = g.load_coord(t % 32, t / 32, s);
+                    Some(src.offset(r0 + r, c0 + c) * 4)
+                });
+                let writes = lanes(w, |t| {
+                    let (irow, icol) = g.store_coord(t, s);
+                    Some(dst.offset(o0 + irow, p0 + icol) * 4)
+                });
+                for a in [reads, writes] {
+                    let first = a[0].unwrap();
+                    prop_assert!(a.iter().enumerate().all(|(l, x)| *x == Some(first + 4 * l)), "{}: warp {} step {}: {:?}", name, w, s, a);
+                    prop_assert!(is_coalesced(&a, 4));
+                }
+            }
+        }
+    }
+}
+
+/// Worst conflict degree over every warp and step of (store, transposed load).
+fn scalar_bank_conflicts(g: SmemTile) -> (usize, usize) {
+    let tile = g.shared_layout();
+    let (mut store, mut load) = (0, 0);
+    for w in 0..g.block_y {
+        for s in 0..g.per_thread() {
+            let st = lanes(w, |t| {
+                let (r, c) = g.load_coord(t % 32, t / 32, s);
+                Some(tile.offset(r, c) * 4)
+            });
+            let ld = lanes(w, |t| {
+                let (irow, icol) = g.store_coord(t, s);
+                Some(tile.offset(icol, irow) * 4)
+            });
+            store = store.max(bank_conflict_degree(&st, 4));
+            load = load.max(bank_conflict_degree(&ld, 4));
+        }
+    }
+    (store, load)
+}
+
+#[test]
+fn padded_tiles_are_conflict_free_and_the_unpadded_one_is_32_way() {
+    assert_eq!(scalar_bank_conflicts(SMEM), (1, 32));
+    for (name, g) in SCALAR.into_iter().skip(1) {
+        assert_eq!(g.pad, 1);
+        assert_eq!(scalar_bank_conflicts(g), (1, 1), "{name}");
+    }
+    // Without the pad, the ×2 unrolled tile (64 columns) conflicts 32-way too.
+    assert_eq!(scalar_bank_conflicts(SmemTile { pad: 0, ..SMEM_PAD_UNROLL2 }), (1, 32));
+}
+
+/// Worst conflict degree of the vectorised kernels' 16-byte (store, load).
+fn vector_bank_conflicts(g: VecTile) -> (usize, usize) {
+    let (mut store, mut load) = (0, 0);
+    for w in 0..g.threads / 32 {
+        for j in 0..g.blocks_per_thread() {
+            for i in 0..VEC {
+                let st = lanes(w, |t| {
+                    let (mr, mc) = g.micro_block(t, j);
+                    Some(g.shared_offset(mc * VEC + i, mr * VEC) * 4)
+                });
+                store = store.max(bank_conflict_degree(&st, 16));
+            }
+        }
+        for s in 0..VEC * g.blocks_per_thread() {
+            let ld = lanes(w, |t| {
+                let (row, col) = g.store_chunk(t, s);
+                Some(g.shared_offset(row, col) * 4)
+            });
+            load = load.max(bank_conflict_degree(&ld, 16));
+        }
+    }
+    (store, load)
+}
+
+#[test]
+fn swizzled_vector_tiles_are_conflict_free_and_unswizzled_ones_8_way() {
+    for (name, g) in VECTOR {
+        assert_eq!(vector_bank_conflicts(g), (1, 1), "{name}");
+        assert_eq!(vector_bank_conflicts(g.unswizzled()), (8, 1), "{name} unswizzled");
+    }
+}
+
+#[test]
+fn vector_tile_warps_access_whole_sectors() {
+    let (nx, ny) = (1024u32, 512u32);
+    let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+    for (name, g) in VECTOR {
+        let ((r0, c0), (o0, p0)) = (g.input_origin(1, 1), g.output_origin(1, 1));
+        for w in 0..g.threads / 32 {
+            for j in 0..g.blocks_per_thread() {
+                for i in 0..VEC {
+                    let a = lanes(w, |t| {
+                        let (mr, mc) = g.micro_block(t, j);
+                        Some(src.offset(r0 + mr * VEC + i, c0 + mc * VEC) * 4)
+                    });
+                    assert!(is_coalesced(&a, 16), "{name} read");
+                    // Runs of chunks_per_row lanes are consecutive 16-byte chunks.
+                    for run in a.chunks(g.chunks_per_row().min(32)) {
+                        let f = run[0].unwrap();
+                        assert!(run.iter().enumerate().all(|(l, x)| *x == Some(f + 16 * l)), "{name} read run");
+                    }
+                }
+            }
+            for s in 0..VEC * g.blocks_per_thread() {
+                let a = lanes(w, |t| {
+                    let (row, col) = g.store_chunk(t, s);
+                    Some(dst.offset(o0 + row, p0 + col) * 4)
+                });
+                assert!(is_coalesced(&a, 16), "{name} write");
+                for run in a.chunks(g.chunks_per_row().min(32)) {
+                    let f = run[0].unwrap();
+                    assert!(run.iter().enumerate().all(|(l, x)| *x == Some(f + 16 * l)), "{name} write run");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn launch_configs_cover_the_matrix() {
+    let c = SMEM_PAD.config(8191, 37);
+    assert_eq!((c.grid, c.block, c.shared_bytes), ([256, 2, 1], [32, 8, 1], (31 * 33 + 32) * 4));
+    let c = SMEM_PAD_UNROLL2.config(37, 8191);
+    assert_eq!((c.grid, c.block, c.shared_bytes), ([1, 256, 1], [32, 8, 1], (31 * 65 + 64) * 4));
+    let c = VEC4_T64_B256.config(8192, 8192);
+    assert_eq!((c.grid, c.block, c.shared_bytes), ([128, 128, 1], [256, 1, 1], 64 * 64 * 4));
+    assert_eq!(naive_col_config(100, 7).grid, [1, 13, 1]);
+}

@@ -1,0 +1,66 @@
+//! Tour rows of the transpose ladder: every rung and tile configuration,
+//! each size next to a device-to-device copy of the same bytes.
+
+use ferrotile::reference;
+use ferrotile::transpose::{Transpose, TransposeVariant};
+use ferrotile::{Context, Result};
+
+use super::{max_rel_error, random_f32, reps, Row, Rows, Scale, Work};
+
+pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
+    let sizes: &[(usize, usize)] = match scale {
+        Scale::Full => &[(4096, 4096), (8192, 8192), (8191, 37), (37, 8191)],
+        Scale::Small => &[(132, 68), (129, 67)],
+    };
+    let mut rows = Rows::new();
+    for &(nx, ny) in sizes {
+        if keep("transpose_copy_dtod") {
+            rows.push(copy(ctx, scale, nx, ny).map_err(|e| format!("copy {nx}x{ny}: {e}")));
+        }
+        for &v in TransposeVariant::ALL {
+            if keep(v.name()) && v.supports(nx, ny) {
+                rows.push(transpose(ctx, scale, v, nx, ny).map_err(|e| format!("{} {nx}x{ny}: {e}", v.name())));
+            }
+        }
+    }
+    rows
+}
+
+/// The ceiling: a device-to-device copy of the `nx · ny` f32.
+fn copy(ctx: &Context, scale: Scale, nx: usize, ny: usize) -> Result<Row> {
+    let a = random_f32(nx * ny, 6);
+    let da = ctx.upload(&a)?;
+    let mut out = ctx.alloc::<f32>(nx * ny)?;
+    out.fill(f32::NAN)?;
+    let (w, i) = reps(scale);
+    let time = ctx.time(w, i, || out.copy_from_buffer(&da))?;
+    let error = max_rel_error(&out.download()?, &a);
+    Ok(Row {
+        kernel: "transpose_copy_dtod (ceiling)".into(),
+        size: format!("{nx}x{ny}"),
+        time,
+        work: Work::Bytes(8.0 * (nx * ny) as f64),
+        error,
+        tolerance: 0.0,
+    })
+}
+
+fn transpose(ctx: &Context, scale: Scale, v: TransposeVariant, nx: usize, ny: usize) -> Result<Row> {
+    let a = random_f32(nx * ny, 7);
+    let da = ctx.upload(&a)?;
+    let mut out = ctx.alloc::<f32>(nx * ny)?;
+    out.fill(f32::NAN)?;
+    let t = Transpose::new(nx, ny).variant(v);
+    let (w, i) = reps(scale);
+    let time = ctx.time(w, i, || t.run(ctx, &da, &mut out))?;
+    let error = max_rel_error(&out.download()?, &reference::transpose(&a, nx, ny));
+    let default = if Transpose::new(nx, ny).resolved_variant() == v { " *" } else { "" };
+    Ok(Row {
+        kernel: format!("{}{default}", v.name()),
+        size: format!("{nx}x{ny}"),
+        time,
+        work: Work::Bytes(8.0 * (nx * ny) as f64),
+        error,
+        tolerance: 0.0,
+    })
+}

@@ -1,0 +1,111 @@
+//! The transpose ladder: every rung and configuration on square,
+//! rectangular, tile-unaligned and degenerate shapes, bit-exact against the
+//! serial CPU reference; the API's validation.
+
+use ferrotile::reference;
+use ferrotile::transpose::{Transpose, TransposeVariant};
+use ferrotile::{Context, Error};
+
+use crate::common::*;
+
+/// Transposes random data with `v` (`None`: the default) and compares
+/// bit-exactly with the serial reference; the output starts as NaN.
+fn check(ctx: &Context, v: Option<TransposeVariant>, nx: usize, ny: usize) -> Result<(), String> {
+    let label = v.map_or("default", |v| v.name());
+    let mut r = Rng::new(seed(label) ^ (nx * 1_000_003 + ny) as u64);
+    let a = r.f32s(nx * ny);
+    let da = up(ctx, &a)?;
+    let mut out = poisoned(ctx, nx * ny, f32::NAN)?;
+    let t = match v {
+        Some(v) => Transpose::new(nx, ny).variant(v),
+        None => Transpose::new(nx, ny),
+    };
+    t.run(ctx, &da, &mut out).map_err(|e| e.to_string())?;
+    exact_f32(&format!("{} {nx}x{ny}", t.resolved_variant().name()), &down(&out)?, &reference::transpose_serial(&a, nx, ny))
+}
+
+/// Shapes for the scalar variants: degenerate, primes, one off a tile
+/// either way, rectangular both ways.
+const SHAPES: &[(usize, usize)] = &[
+    (1, 1),
+    (1, 97),
+    (97, 1),
+    (7, 7),
+    (31, 33),
+    (33, 31),
+    (64, 64),
+    (65, 63),
+    (127, 129),
+    (200, 3),
+    (3, 200),
+];
+
+/// Shapes for the vectorised variants (sides multiples of 4).
+const VEC_SHAPES: &[(usize, usize)] = &[(4, 4), (4, 132), (132, 4), (60, 68), (64, 64), (128, 36), (196, 100)];
+
+pub fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for &var in TransposeVariant::ALL {
+        if var == TransposeVariant::NaiveRow {
+            continue; // covered by tests/cases/foundation.rs
+        }
+        let shapes = if var.is_vectorised() { VEC_SHAPES } else { SHAPES };
+        let short = var.name().trim_start_matches("transpose_");
+        for &(nx, ny) in shapes {
+            v.push(Case::new(format!("transpose::{short}::{nx}x{ny}"), move |ctx| check(ctx, Some(var), nx, ny)));
+        }
+        for (nx, ny) in [(4096, 4096), (8191, 37), (37, 8191)] {
+            if var.supports(nx, ny) {
+                v.push(Case::gpu_only(format!("transpose::{short}::{nx}x{ny}"), move |ctx| check(ctx, Some(var), nx, ny)));
+            }
+        }
+    }
+    // The default picks a vectorised kernel where it can, a scalar one elsewhere.
+    for (nx, ny) in [(1, 1), (5, 3), (1, 130), (130, 1), (68, 132), (129, 67)] {
+        v.push(Case::new(format!("transpose::default::{nx}x{ny}"), move |ctx| check(ctx, None, nx, ny)));
+    }
+    for (nx, ny) in [(8192, 8192), (8191, 37), (37, 8191), (4093, 4099)] {
+        v.push(Case::gpu_only(format!("transpose::default::{nx}x{ny}"), move |ctx| check(ctx, None, nx, ny)));
+    }
+    v.push(Case::new("transpose::api::rejects_bad_arguments_before_launch", bad_arguments));
+    v
+}
+
+fn bad_arguments(ctx: &Context) -> Result<(), String> {
+    let a = up(ctx, &[1.0f32; 12])?;
+    let mut out = poisoned(ctx, 12, 0.5f32)?;
+    let expect = |what: &str, got: Result<(), Error>, ok: &dyn Fn(&Error) -> bool| match got {
+        Err(e) if ok(&e) => Ok(()),
+        other => Err(format!("{what}: {other:?}")),
+    };
+    expect("nx = 0", Transpose::new(0, 12).run(ctx, &a, &mut out), &|e| matches!(e, Error::BadArgument { arg: "nx", .. }))?;
+    expect("ny = 0", Transpose::new(12, 0).run(ctx, &a, &mut out), &|e| matches!(e, Error::BadArgument { arg: "ny", .. }))?;
+    expect("nx > u32::MAX", Transpose::new(1 << 33, 1).run(ctx, &a, &mut out), &|e| {
+        matches!(e, Error::BadArgument { arg: "nx", .. })
+    })?;
+    expect("short input", Transpose::new(4, 4).run(ctx, &a, &mut out), &|e| {
+        matches!(e, Error::LengthMismatch { arg: "input", expected: 16, actual: 12 })
+    })?;
+    let mut long = poisoned(ctx, 13, 0.5f32)?;
+    expect("long output", Transpose::new(3, 4).run(ctx, &a, &mut long), &|e| {
+        matches!(e, Error::LengthMismatch { arg: "output", expected: 12, actual: 13 })
+    })?;
+    for &var in TransposeVariant::ALL.iter().filter(|v| v.is_vectorised()) {
+        expect(var.name(), Transpose::new(3, 4).variant(var).run(ctx, &a, &mut out), &|e| {
+            matches!(e, Error::BadArgument { arg: "variant", .. })
+        })?;
+    }
+    // One column of 2^20 rows: 131072 blocks in y for 32 × 8 naive blocks.
+    let tall = ctx.alloc::<f32>(1 << 20).map_err(|e| e.to_string())?;
+    let mut tall_out = ctx.alloc::<f32>(1 << 20).map_err(|e| e.to_string())?;
+    expect("grid y too large", Transpose::new(1, 1 << 20).variant(TransposeVariant::NaiveRow).run(ctx, &tall, &mut tall_out), &|e| {
+        matches!(e, Error::BadArgument { arg: "ny", .. })
+    })?;
+    expect("grid y too large (col)", Transpose::new(1 << 20, 1).variant(TransposeVariant::NaiveCol).run(ctx, &tall, &mut tall_out), &|e| {
+        matches!(e, Error::BadArgument { arg: "nx", .. })
+    })?;
+    // The tiled rungs cover 2^20 rows with 32768 blocks in y: accepted.
+    Transpose::new(1, 1 << 20).variant(TransposeVariant::SmemPad).run(ctx, &tall, &mut tall_out).map_err(|e| e.to_string())?;
+    // Nothing was written by the rejected calls.
+    exact_f32("untouched output", &down(&out)?, &[0.5; 12])
+}
