@@ -1,8 +1,8 @@
-//! Tour rows of the first kernels: vector add, naive transpose, naive SGEMM.
+//! Tour rows of the first kernels: the copy ceiling, vector add, naive SGEMM
+//! (the transpose rows are in `transpose.rs`).
 
 use ferrotile::gemm::{Gemm, GemmVariant};
 use ferrotile::reference::{self, GemmShape};
-use ferrotile::transpose::{Transpose, TransposeVariant};
 use ferrotile::{Context, Result};
 
 use super::{max_rel_error, random_f32, reps, Row, Rows, Scale, Work};
@@ -16,10 +16,6 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
     if keep("vec_add") {
         let n = if scale == Scale::Full { 1 << 26 } else { 100_003 };
         rows.push(vec_add(ctx, scale, n).map_err(|e| format!("vec_add: {e}")));
-    }
-    if keep("transpose_naive_row") {
-        let (nx, ny) = if scale == Scale::Full { (8192, 8192) } else { (129, 67) };
-        rows.push(transpose(ctx, scale, TransposeVariant::NaiveRow, nx, ny).map_err(|e| format!("transpose: {e}")));
     }
     if keep("sgemm_naive") {
         let n = if scale == Scale::Full { 2048 } else { 65 };
@@ -48,25 +44,6 @@ fn vec_add(ctx: &Context, scale: Scale, n: usize) -> Result<Row> {
     let time = ctx.time(w, i, || ferrotile::vec_add(ctx, &da, &db, &mut dc))?;
     let error = max_rel_error(&dc.download()?, &reference::vec_add(&a, &b));
     Ok(Row { kernel: "vec_add".into(), size: format!("n={n}"), time, work: Work::Bytes(12.0 * n as f64), error, tolerance: 0.0 })
-}
-
-fn transpose(ctx: &Context, scale: Scale, v: TransposeVariant, nx: usize, ny: usize) -> Result<Row> {
-    let a = random_f32(nx * ny, 3);
-    let da = ctx.upload(&a)?;
-    let mut out = ctx.alloc::<f32>(nx * ny)?;
-    out.fill(f32::NAN)?;
-    let t = Transpose::new(nx, ny).variant(v);
-    let (w, i) = reps(scale);
-    let time = ctx.time(w, i, || t.run(ctx, &da, &mut out))?;
-    let error = max_rel_error(&out.download()?, &reference::transpose(&a, nx, ny));
-    Ok(Row {
-        kernel: v.name().into(),
-        size: format!("{nx}x{ny}"),
-        time,
-        work: Work::Bytes(8.0 * (nx * ny) as f64),
-        error,
-        tolerance: 0.0,
-    })
 }
 
 fn sgemm(ctx: &Context, scale: Scale, v: GemmVariant, m: usize, n: usize, k: usize) -> Result<Row> {
