@@ -5,6 +5,7 @@
 //! emulator as its host representation, so arguments are written once.
 
 use ferrotile_kernels::arch::Global;
+use ferrotile_kernels::image::{ImageParams, VolumeParams};
 use ferrotile_kernels::sgemm::GemmParams;
 
 use crate::backend::{Buffer, Element};
@@ -51,7 +52,7 @@ macro_rules! by_value {
         }
     )*};
 }
-by_value!(u32, i32, f32, GemmParams);
+by_value!(u32, i32, f32, GemmParams, ImageParams, VolumeParams);
 
 /// Pointer to a parameter value, as `cuLaunchKernel` wants it.
 pub(crate) trait ParamPtr {

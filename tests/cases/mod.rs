@@ -3,10 +3,12 @@
 use crate::common::Case;
 
 mod foundation;
+mod image;
 
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(foundation::cases());
+    v.extend(image::cases());
     v
 }
