@@ -138,7 +138,7 @@ fn shape_bytes(width: usize, height: usize, channels: usize) -> Result<usize> {
 
 impl HostImage {
     /// A host image whose pixels are `f(x, y)` (`channels` bytes each).
-    pub fn from_fn(width: usize, height: usize, channels: usize, f: impl Fn(usize, usize) -> [u8; 4]) -> Result<Self> {
+    pub fn from_fn(width: usize, height: usize, channels: usize, mut f: impl FnMut(usize, usize) -> [u8; 4]) -> Result<Self> {
         let bytes = shape_bytes(width, height, channels)?;
         let mut data = Vec::with_capacity(bytes);
         for y in 0..height {
