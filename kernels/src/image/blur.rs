@@ -7,8 +7,8 @@ use core::simd::u32x4;
 
 use super::index::{
     blur_count, byte_rows, div_round_half_up, div_round_magic, fast_hsum_layout, fast_in_layout, fast_supports,
-    fast_tile_rows, full_count, pixel_layout, tiled_layout, window_hi, window_lo, ImageParams, FAST_CHUNK,
-    FAST_IN_STRIDE, FAST_ROWS_PER_THREAD, FAST_TILE_H, FAST_TILE_W, PIXEL_BLOCK,
+    fast_load_iters, fast_tile_rows, full_count, hsum_lane, pixel_layout, tiled_layout, window_hi, window_lo, ImageParams, FAST_CHUNK,
+    FAST_IN_STRIDE, FAST_MAX_LOAD_ITERS, FAST_ROWS_PER_THREAD, FAST_THREADS, FAST_TILE_H, FAST_TILE_W, PIXEL_BLOCK,
 };
 use crate::arch::{
     block_idx_x, block_idx_y, block_threads, dynamic_shared, global_x, global_y, sync_threads, thread_idx_x,
@@ -94,19 +94,37 @@ kernel! {
     }
 }
 
-/// Horizontal sums of the 16 interior bytes of `b` (48 bytes: the left
-/// halo chunk, the chunk, the right halo chunk) over `j - C·R ..= j + C·R`
-/// in steps of `C`, packed two u16 lanes per word (lane `j` in word `j / 2`).
+/// Bytes `t` and `t + 2` of the words `wd` (little-endian), as two u16
+/// lanes: the even/odd byte split of a word is one AND or one byte permute,
+/// and a pair straddling two words one more permute of two such splits.
 #[inline(always)]
-fn hsum16<const C: u32, const R: u32>(b: &[u8; 48]) -> [u32; 8] {
+fn byte_pair(wd: &[u32; 12], t: usize) -> u32 {
+    let even = |w: u32| w & 0x00ff_00ff;
+    let odd = |w: u32| (w >> 8) & 0x00ff_00ff;
+    let q = t / 4;
+    match t % 4 {
+        0 => even(wd[q]),
+        1 => odd(wd[q]),
+        2 => even(wd[q]) >> 16 | even(wd[q + 1]) << 16,
+        _ => odd(wd[q]) >> 16 | odd(wd[q + 1]) << 16,
+    }
+}
+
+/// Horizontal sums of the 16 interior bytes of `wd` (48 bytes as 12 words:
+/// the left halo chunk, the chunk, the right halo chunk) over
+/// `j - C·R ..= j + C·R` in steps of `C`, two u16 lanes per word in the
+/// order of [`hsum_lane`]: word `m` holds outputs `j` and `j + 2` with
+/// `j = 4 (m / 2) + m % 2`. One 32-bit add adds both lanes (no carry
+/// crosses: a lane stays below `(2R + 1) · 255`).
+#[inline(always)]
+fn hsum16<const C: u32, const R: u32>(wd: &[u32; 12]) -> [u32; 8] {
     let cr = (C * R) as usize;
     let mut w = [0u32; 8];
-    for j in 0..16 {
-        let mut s = 0u32;
+    for (m, wm) in w.iter_mut().enumerate() {
+        let j = 4 * (m / 2) + m % 2;
         for k in 0..(2 * R + 1) as usize {
-            s += b[16 + j + k * C as usize - cr] as u32;
+            *wm += byte_pair(wd, 16 + j + k * C as usize - cr);
         }
-        w[j / 2] |= s << (16 * (j % 2));
     }
     w
 }
@@ -133,36 +151,63 @@ unsafe fn blur_fast_body<const C: u32, const R: u32>(input: Global<u8>, output: 
         let sh_in = dynamic_shared::<u8>();
         let sh_hs = sh_in.offset(tin.size()).cast::<u16>();
         let (x0, y0) = (block_idx_x() * FAST_TILE_W, block_idx_y() * FAST_TILE_H);
-        let (tid, nt) = (thread_linear(), block_threads());
+        let (tid, nt) = (thread_linear(), FAST_THREADS);
         let rows = fast_tile_rows(R);
         // Rows that are whole 16-byte chunks take vector loads and stores.
         let aligned = rb % FAST_CHUNK == 0;
 
         // 1. Input tile: rows y0 - R .. y0 + 64 + R, bytes x0 - 16 .. x0 + 144,
         //    zeros outside the image; 16-byte loads where the chunk is inside.
+        //    Every load of the thread is issued before its first store (the
+        //    loop has a compile-time trip count), so a thread keeps up to
+        //    FAST_LOAD_ITERS 16-byte loads in flight.
         let in_chunks = FAST_IN_STRIDE / FAST_CHUNK;
-        let mut i = tid;
-        while i < rows * in_chunks {
+        let total = rows * in_chunks;
+        // Chunk i of the tile: its tile row, its image row (if inside), the
+        // image byte just past its end (the chunk is bytes end - 16 .. end).
+        let chunk_at = |i: u32| {
             let (rr, q) = (i / in_chunks, i % in_chunks);
-            // Image row y0 + rr - R, image bytes x0 + 16q - 16 ..
-            let (ys, xs) = (y0 + rr, x0 + q * FAST_CHUNK);
-            let row_in = ys >= R && ys - R < p.height;
-            let v = if row_in && aligned && xs >= FAST_CHUNK && xs <= rb {
-                input.read_vec::<u32x4>(img.offset((ys - R) as usize, (xs - FAST_CHUNK) as usize))
+            let (ys, end) = (y0 + rr, x0 + q * FAST_CHUNK);
+            (rr, q, ys >= R && ys - R < p.height, ys.wrapping_sub(R), end)
+        };
+        // Whole chunks inside the image: one 16-byte load, all issued first.
+        let vector = |i: u32| {
+            let (_, _, row_in, _, end) = chunk_at(i);
+            row_in && aligned && end >= FAST_CHUNK && end <= rb
+        };
+        let iters = fast_load_iters(R) as usize;
+        let mut staged = [u32x4::splat(0); FAST_MAX_LOAD_ITERS];
+        #[allow(clippy::needless_range_loop)] // index loops unroll; iterator chains did not
+        for k in 0..FAST_MAX_LOAD_ITERS {
+            let i = tid + k as u32 * FAST_THREADS;
+            if k < iters && i < total && vector(i) {
+                let (_, _, _, y, end) = chunk_at(i);
+                staged[k] = input.read_vec::<u32x4>(img.offset(y as usize, (end - FAST_CHUNK) as usize));
+            }
+        }
+        for k in 0..FAST_MAX_LOAD_ITERS {
+            let i = tid + k as u32 * FAST_THREADS;
+            if k >= iters || i >= total {
+                continue;
+            }
+            let (rr, q, row_in, y, end) = chunk_at(i);
+            let chunk = if vector(i) {
+                staged[k]
             } else {
+                // Edge chunks (or rows that are not whole chunks): byte by
+                // byte, zeros outside the image.
                 let mut b = [0u8; 16];
                 if row_in {
                     for (j, bj) in b.iter_mut().enumerate() {
-                        let xb = xs + j as u32;
+                        let xb = end + j as u32;
                         if xb >= FAST_CHUNK && xb - FAST_CHUNK < rb {
-                            *bj = input.read(img.offset((ys - R) as usize, (xb - FAST_CHUNK) as usize));
+                            *bj = input.read(img.offset(y as usize, (xb - FAST_CHUNK) as usize));
                         }
                     }
                 }
                 core::mem::transmute::<[u8; 16], u32x4>(b)
             };
-            sh_in.store_vec::<u32x4>(tin.offset(rr as usize, (q * FAST_CHUNK) as usize), v);
-            i += nt;
+            sh_in.store_vec::<u32x4>(tin.offset(rr as usize, (q * FAST_CHUNK) as usize), chunk);
         }
         sync_threads();
 
@@ -174,7 +219,7 @@ unsafe fn blur_fast_body<const C: u32, const R: u32>(input: Global<u8>, output: 
             let (rr, q) = ((i / out_chunks) as usize, (i % out_chunks) as usize);
             let at = tin.offset(rr, q * chunk);
             let three = [sh_in.load_vec::<u32x4>(at), sh_in.load_vec::<u32x4>(at + chunk), sh_in.load_vec::<u32x4>(at + 2 * chunk)];
-            let w = hsum16::<C, R>(&core::mem::transmute::<[u32x4; 3], [u8; 48]>(three));
+            let w = hsum16::<C, R>(&core::mem::transmute::<[u32x4; 3], [u32; 12]>(three));
             let to = ths.offset(rr, q * chunk);
             sh_hs.store_vec::<u32x4>(to, u32x4::from_array([w[0], w[1], w[2], w[3]]));
             sh_hs.store_vec::<u32x4>(to + 8, u32x4::from_array([w[4], w[5], w[6], w[7]]));
@@ -207,7 +252,10 @@ unsafe fn blur_fast_body<const C: u32, const R: u32>(input: Global<u8>, output: 
                 continue;
             }
             let mut out = [0u8; 16];
-            let lane = |j: usize| (v[j / 2] >> (16 * (j % 2))) & 0xffff;
+            let lane = |j: usize| {
+            let (word, half) = hsum_lane(j);
+            (v[word] >> (16 * half)) & 0xffff
+        };
             // Every pixel of the chunk has a full window: constant divisor.
             let interior = y >= R && y + R < p.height && gx >= cr && gx + FAST_CHUNK + cr <= rb;
             if interior {

@@ -248,11 +248,35 @@ pub const FAST_ROWS_PER_THREAD: u32 = 2;
 /// Bytes of the input tile row: one 16-byte halo chunk, the tile, one halo chunk.
 pub const FAST_IN_STRIDE: u32 = FAST_TILE_W + 2 * FAST_CHUNK;
 
+/// Threads of a fast-blur block.
+pub const FAST_THREADS: u32 = FAST_BLOCK[0] * FAST_BLOCK[1];
+
+/// Upper bound of [`fast_load_iters`] over the supported radii (the size
+/// of the thread's staging registers).
+pub const FAST_MAX_LOAD_ITERS: usize = 4;
+
+/// 16-byte input chunks each thread loads: the tile's chunks over the block.
+pub const fn fast_load_iters(r: u32) -> u32 {
+    (fast_tile_rows(r) * (FAST_IN_STRIDE / FAST_CHUNK)).div_ceil(FAST_THREADS)
+}
+
 /// Whether the fast blur handles `channels` at radius `r`: the horizontal
 /// halo `channels · r` fits one 16-byte chunk, and a vertical running sum
 /// of `2r + 2` horizontal sums of `2r + 1` bytes fits a u16 lane.
 pub const fn fast_supports(channels: u32, r: u32) -> bool {
-    r >= 1 && channels * r <= FAST_CHUNK && (2 * r + 2) * (2 * r + 1) * 255 <= u16::MAX as u32
+    r >= 1
+        && channels * r <= FAST_CHUNK
+        && (2 * r + 2) * (2 * r + 1) * 255 <= u16::MAX as u32
+        && fast_load_iters(r) as usize <= FAST_MAX_LOAD_ITERS
+}
+
+/// Where the fast blur keeps the sum of output byte `j` (0..16) of a
+/// chunk: `(word, half)` of its eight packed words. Word `m` holds bytes
+/// `j` and `j + 2` for `j = 4 (m / 2) + m % 2` (the even/odd byte split of
+/// a 32-bit word is one instruction, a `(j, j + 1)` pairing is not).
+#[inline(always)]
+pub const fn hsum_lane(j: usize) -> (usize, usize) {
+    (2 * (j / 4) + j % 2, (j % 4) / 2)
 }
 
 /// Rows of a fast-blur input tile (the tile plus `r` halo rows above and below).
@@ -372,6 +396,18 @@ mod tests {
         assert!(!fast_supports(3, 6));
         assert!(fast_shared_bytes(3) <= 48 * 1024);
         assert_eq!(FAST_BLOCK[0] * FAST_BLOCK[1], 256);
+    }
+
+    #[test]
+    fn hsum_lanes_are_a_bijection_matching_the_pairing() {
+        let mut seen = [[false; 2]; 8];
+        for j in 0..16 {
+            let (w, h) = hsum_lane(j);
+            assert!(!seen[w][h], "lane of byte {j} taken twice");
+            seen[w][h] = true;
+            // Word m pairs bytes j0 and j0 + 2 with j0 = 4 (m / 2) + m % 2.
+            assert_eq!(4 * (w / 2) + w % 2 + 2 * h, j);
+        }
     }
 
     #[test]
