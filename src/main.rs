@@ -3,7 +3,9 @@
 //! * `ferrotile tour` runs every kernel on the best available backend
 //!   (CUDA, else the CPU emulator at small sizes), checks each against its
 //!   CPU reference and prints a table.
+//! * `ferrotile image gray|blur …` runs the image kernels on PNG/JPEG files.
 
+mod image_cli;
 mod tour;
 
 use clap::{Parser, Subcommand};
@@ -26,12 +28,15 @@ enum Command {
         #[arg(long)]
         filter: Option<String>,
     },
+    /// Grayscale / blur PNG or JPEG files (or the built-in test picture).
+    Image(image_cli::ImageArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Tour { emulator, filter } => tour::run(emulator, filter.as_deref()),
+        Command::Image(args) => image_cli::run(args),
     };
     std::process::exit(code);
 }

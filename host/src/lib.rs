@@ -26,6 +26,7 @@ mod error;
 #[macro_use]
 mod launch;
 pub mod gemm;
+pub mod image;
 pub mod reference;
 pub mod transpose;
 mod vec_add;
@@ -34,7 +35,7 @@ pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
 pub use error::{Error, Result};
 pub use ferrotile_kernels as kernels;
 pub use ferrotile_kernels::launch::LaunchConfig;
-pub use vec_add::vec_add;
+pub use vec_add::{vec_add, vec_add_with, VecAddVariant};
 
 /// Validation helpers shared by the public functions.
 pub(crate) mod check {

@@ -4,11 +4,13 @@ use crate::common::Case;
 
 mod foundation;
 mod transpose;
+mod image;
 
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(foundation::cases());
     v.extend(transpose::cases());
+    v.extend(image::cases());
     v
 }

@@ -1,1 +1,30 @@
-//! PMPP chapter 3 image kernels (grayscale, blur, 3D indexing).
+//! PMPP chapter 3 image kernels: RGB → grayscale, box blur, and a 3D
+//! `(plane, row, col)` kernel.
+//!
+//! Images are row-major, interleaved, 8 bits per channel: pixel `(y, x)`
+//! channel `c` of a `width × height × channels` image is byte
+//! `(y * width + x) * channels + c` ([`index::pixel_layout`]).
+//!
+//! Every kernel here is exact: the CPU references in the host crate compute
+//! the same integers (see [`index::gray_of`] and
+//! [`index::div_round_half_up`] for the two rounding rules).
+//!
+//! Rungs:
+//! * grayscale: [`rgb_to_gray`] (PMPP, one thread per pixel, 16 × 16
+//!   blocks) → [`rgb_to_gray_vec16`] (16 pixels per thread, three 16-byte
+//!   loads and one 16-byte store);
+//! * blur: [`blur_naive`] (PMPP, one thread per pixel, every window pixel
+//!   from global memory) → [`blur_tiled`] (shared-memory tile with halo) →
+//!   `blur_fast_*` (separable sums over a shared tile, 16 bytes per thread,
+//!   constant radius);
+//! * 3D: [`volume_affine`] over `(plane, row, col)`.
+
+mod blur;
+mod gray;
+pub mod index;
+mod volume;
+
+pub use blur::*;
+pub use gray::*;
+pub use index::{ImageParams, VolumeParams};
+pub use volume::*;

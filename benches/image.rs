@@ -1,0 +1,231 @@
+//! Image kernels and vector add against device-to-device copy bandwidth.
+//!
+//! For each size (8192², 1920×1080) every rung is checked once against its
+//! CPU reference (FAIL in the table if wrong), then timed with CUDA events
+//! (median; repetitions adapted to ~0.3 s per configuration, at least 3),
+//! and compared with a device-to-device copy that moves the same number of
+//! bytes, measured in the same run:
+//!
+//! | kernel | bytes per pixel / element | copy ceiling |
+//! | --- | --- | --- |
+//! | grayscale | 4 (3 read + 1 written) | copy of 2 B/px |
+//! | blur, gray | 2 | copy of 1 B/px |
+//! | blur, RGB | 6 | copy of 3 B/px |
+//! | volume (f32) | 8 | copy of 4 B/element |
+//! | vector add (f32, 2^26) | 12 | copy of 6 B/element |
+//!
+//! Targets: grayscale ≥ 90%, blur radius 1–3 ≥ 80%, vector add ≥ 90%.
+//! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only. Without CUDA it
+//! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
+//! the CPU emulator at tiny sizes).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use ferrotile::image::{self, cpu, BlurVariant, DeviceImage, GrayVariant, HostImage};
+use ferrotile::{Buffer, Context, Result, VecAddVariant};
+
+/// Median time of `f`, repetitions adapted so that one configuration takes
+/// about 0.3 s (at least 3, at most 500).
+fn measure(ctx: &Context, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
+    let once = ctx.time(1, 1, &mut f)?;
+    let budget = if ctx.backend() == ferrotile::Backend::Emulator { 0.0 } else { 0.3 };
+    let iters = ((budget / once.as_secs_f64().max(1e-6)) as usize).clamp(3, 500);
+    ctx.time(2, iters, f)
+}
+
+/// Device-to-device copy times by byte count (the ceilings).
+struct Ceilings<'a> {
+    ctx: &'a Context,
+    cache: HashMap<usize, Duration>,
+}
+
+impl Ceilings<'_> {
+    /// Time of a copy of `bytes` bytes (which moves 2 · `bytes`).
+    fn copy(&mut self, bytes: usize) -> Result<Duration> {
+        if let Some(t) = self.cache.get(&bytes) {
+            return Ok(*t);
+        }
+        let src: Buffer<u8> = self.ctx.upload(&random_bytes(bytes, 99))?;
+        let mut dst = self.ctx.alloc::<u8>(bytes)?;
+        let t = measure(self.ctx, || dst.copy_from_buffer(&src))?;
+        self.cache.insert(bytes, t);
+        Ok(t)
+    }
+}
+
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut v = Vec::with_capacity(n + 8);
+    while v.len() < n {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        v.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    v.truncate(n);
+    v
+}
+
+fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    random_bytes(4 * n, seed).chunks_exact(4).map(|b| (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) >> 8) as f32 / (1 << 24) as f32 + 0.25).collect()
+}
+
+struct Table {
+    rows: Vec<String>,
+    failed: usize,
+}
+
+impl Table {
+    fn row(&mut self, rung: &str, size: &str, t: Duration, bytes: f64, copy: Duration, ok: bool) {
+        let gbs = bytes / t.as_secs_f64() / 1e9;
+        let pct = 100.0 * copy.as_secs_f64() / t.as_secs_f64();
+        if !ok {
+            self.failed += 1;
+        }
+        let line = format!(
+            "| {rung} | {size} | {:.4} | {gbs:.1} | {pct:.1}% | {} |",
+            t.as_secs_f64() * 1e3,
+            if ok { "ok" } else { "FAIL" }
+        );
+        println!("{line}");
+        self.rows.push(line);
+    }
+
+    fn copy_row(&mut self, what: &str, size: &str, bytes: usize, t: Duration) {
+        let line = format!(
+            "| {what} | {size} | {:.4} | {:.1} | 100.0% | ceiling |",
+            t.as_secs_f64() * 1e3,
+            2.0 * bytes as f64 / t.as_secs_f64() / 1e9
+        );
+        println!("{line}");
+        self.rows.push(line);
+    }
+}
+
+fn main() {
+    // FERROTILE_BENCH_EMULATOR=1: a smoke run of this program on the CPU
+    // emulator at tiny sizes (times meaningless).
+    let emulator = std::env::var("FERROTILE_BENCH_EMULATOR").is_ok_and(|v| v == "1");
+    let ctx = match if emulator { Ok(Context::emulator()) } else { Context::cuda(0) } {
+        Ok(c) => c,
+        Err(e) => {
+            println!("image bench: no CUDA backend ({e}); nothing to measure. Run it on a machine with an NVIDIA GPU.");
+            return;
+        }
+    };
+    if let Err(e) = run(&ctx) {
+        println!("image bench: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(ctx: &Context) -> Result<()> {
+    let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
+    let tiny = ctx.backend() == ferrotile::Backend::Emulator;
+    if let Some(d) = ctx.device_info() {
+        println!("GPU: {} (sm_{}{}, {} SMs)", d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count);
+    }
+    println!("% of copy = time of a device-to-device copy moving the same bytes / kernel time (same run).\n");
+    println!("| rung | size | time ms | GB/s | % of copy | check |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let mut table = Table { rows: Vec::new(), failed: 0 };
+    let mut ceil = Ceilings { ctx, cache: HashMap::new() };
+    let sizes: &[(usize, usize)] = match (tiny, quick) {
+        (true, _) => &[(130, 70)],
+        (false, true) => &[(1920, 1080)],
+        (false, false) => &[(8192, 8192), (1920, 1080)],
+    };
+    for &(w, h) in sizes {
+        image_size(ctx, &mut ceil, &mut table, w, h)?;
+    }
+    let n = if tiny { 10_001 } else if quick { 1 << 22 } else { 1 << 26 };
+    vec_add(ctx, &mut ceil, &mut table, n)?;
+    let dims = if tiny { [3, 20, 30] } else if quick { [4, 512, 512] } else { [16, 1024, 1024] };
+    volume(ctx, &mut ceil, &mut table, dims)?;
+    if table.failed > 0 {
+        println!("\n{} configuration(s) FAILED their check", table.failed);
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h: usize) -> Result<()> {
+    let px = w * h;
+    let size = format!("{w}x{h}");
+    let rgb = HostImage::new(w, h, 3, random_bytes(3 * px, (w * h) as u64))?;
+    let src = DeviceImage::upload(ctx, &rgb)?;
+
+    // Grayscale: 4 bytes per pixel.
+    let want_gray = cpu::rgb_to_gray(&rgb);
+    let copy = ceil.copy(2 * px)?;
+    table.copy_row("copy (gray bytes)", &size, 2 * px, copy);
+    let mut dst = DeviceImage::alloc(ctx, w, h, 1)?;
+    for &v in GrayVariant::ALL {
+        dst.buffer_mut().fill(0xAB)?;
+        image::rgb_to_gray_with(ctx, v, &src, &mut dst)?;
+        let ok = dst.download()?.data() == want_gray.data();
+        let t = measure(ctx, || image::rgb_to_gray_with(ctx, v, &src, &mut dst))?;
+        table.row(v.name(), &size, t, 4.0 * px as f64, copy, ok);
+    }
+
+    // Blur of the gray image (2 B/px) and of the RGB image (6 B/px).
+    let gray = DeviceImage::upload(ctx, &want_gray)?;
+    for (img_host, img, c) in [(&want_gray, &gray, 1usize), (&rgb, &src, 3)] {
+        let copy = ceil.copy(c * px)?;
+        table.copy_row(&format!("copy ({c}-channel blur bytes)"), &size, c * px, copy);
+        let mut out = DeviceImage::alloc(ctx, w, h, c)?;
+        for r in 1..=3u32 {
+            let want = cpu::blur(img_host, r);
+            for &v in BlurVariant::ALL {
+                // The naive rung at 8192² RGB is slow and says nothing new.
+                if !v.supports(c, r) || (v == BlurVariant::Naive && c == 3 && r > 1) {
+                    continue;
+                }
+                out.buffer_mut().fill(0xAB)?;
+                image::blur_with(ctx, v, img, &mut out, r)?;
+                let ok = out.download()?.data() == want.data();
+                let t = measure(ctx, || image::blur_with(ctx, v, img, &mut out, r))?;
+                let name = format!("{}_{}_r{r}", v.name(), if c == 1 { "gray" } else { "rgb" });
+                table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn vec_add(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, n: usize) -> Result<()> {
+    let size = format!("n={n}");
+    let (a, b) = (random_f32(n, 1), random_f32(n, 2));
+    let want = ferrotile::reference::vec_add(&a, &b);
+    let (da, db) = (ctx.upload(&a)?, ctx.upload(&b)?);
+    let mut dc = ctx.alloc::<f32>(n)?;
+    let copy = ceil.copy(6 * n)?;
+    table.copy_row("copy (vec_add bytes)", &size, 6 * n, copy);
+    for &v in VecAddVariant::ALL {
+        dc.fill(f32::NAN)?;
+        ferrotile::vec_add_with(ctx, v, &da, &db, &mut dc)?;
+        let ok = dc.download()?.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
+        let t = measure(ctx, || ferrotile::vec_add_with(ctx, v, &da, &db, &mut dc))?;
+        table.row(v.name(), &size, t, 12.0 * n as f64, copy, ok);
+    }
+    Ok(())
+}
+
+fn volume(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, dims: [usize; 3]) -> Result<()> {
+    let n = dims.iter().product::<usize>();
+    let size = format!("{}x{}x{}", dims[0], dims[1], dims[2]);
+    let (x, s, o) = (random_f32(n, 3), random_f32(dims[0], 4), random_f32(dims[0], 5));
+    let want = cpu::volume_affine(dims, &x, &s, &o);
+    let (dx, ds, doff) = (ctx.upload(&x)?, ctx.upload(&s)?, ctx.upload(&o)?);
+    let mut out = ctx.alloc::<f32>(n)?;
+    out.fill(f32::NAN)?;
+    image::volume_affine(ctx, dims, &dx, &ds, &doff, &mut out)?;
+    let ok = out.download()?.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
+    let copy = ceil.copy(4 * n)?;
+    table.copy_row("copy (volume bytes)", &size, 4 * n, copy);
+    let t = measure(ctx, || image::volume_affine(ctx, dims, &dx, &ds, &doff, &mut out))?;
+    table.row("volume_affine", &size, t, 8.0 * n as f64, copy, ok);
+    Ok(())
+}

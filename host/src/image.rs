@@ -1,0 +1,552 @@
+//! PMPP chapter 3 image kernels: RGB → grayscale, box blur, and a 3D
+//! `(plane, row, col)` kernel, on either backend, with CPU references.
+//!
+//! ```no_run
+//! use ferrotile::image::{self, DeviceImage};
+//! # fn main() -> ferrotile::Result<()> {
+//! let ctx = ferrotile::Context::auto();
+//! let rgb = image::builtin_test_image(320, 240); // a HostImage, 3 channels
+//! let src = DeviceImage::upload(&ctx, &rgb)?;
+//! let mut gray = DeviceImage::alloc(&ctx, 320, 240, 1)?;
+//! image::rgb_to_gray(&ctx, &src, &mut gray)?;
+//! let mut soft = DeviceImage::alloc(&ctx, 320, 240, 1)?;
+//! image::blur(&ctx, &gray, &mut soft, 2)?;
+//! assert_eq!(soft.download()?, image::cpu::blur(&image::cpu::rgb_to_gray(&rgb), 2));
+//! # Ok(()) }
+//! ```
+//!
+//! Rounding rules (GPU, emulator and CPU agree bit for bit):
+//! * gray = `(21 r + 72 g + 7 b + 50) / 100` in integers
+//!   ([`kernels::image::index::gray_of`](ferrotile_kernels::image::index::gray_of));
+//! * blur = `(sum + count / 2) / count` over the in-image pixels of the
+//!   window, `count` of them (corner at radius 1: 4 of 9).
+
+use ferrotile_kernels as k;
+use ferrotile_kernels::image::index::{self as ix, ImageParams, VolumeParams, MAX_BLUR_RADIUS, MAX_TILED_RADIUS};
+
+use crate::{check, Buffer, Context, Error, Result};
+
+/// Largest channel count of an [`Image`].
+pub const MAX_CHANNELS: usize = 4;
+/// Largest image height (the one-thread-per-pixel rungs use a 2D grid of
+/// 16-row blocks, at most 65 535 blocks high).
+pub const MAX_HEIGHT: usize = 65_535 * 16;
+
+/// Storage an [`Image`] can live in: host bytes or a device buffer.
+pub trait ImageData {
+    /// Length in bytes.
+    fn byte_len(&self) -> usize;
+}
+
+impl ImageData for Vec<u8> {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl ImageData for Buffer<u8> {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+}
+
+/// An 8-bit interleaved image: `height` rows of `width` pixels of
+/// `channels` bytes (1: gray, 3: RGB). The shape and the byte length always
+/// agree (checked by [`Image::new`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image<S> {
+    width: usize,
+    height: usize,
+    channels: usize,
+    data: S,
+}
+
+/// An image in host memory.
+pub type HostImage = Image<Vec<u8>>;
+/// An image in a device buffer (or the emulator's host buffer).
+pub type DeviceImage = Image<Buffer<u8>>;
+
+impl<S: ImageData> Image<S> {
+    /// Wraps `data` as a `width × height × channels` image.
+    ///
+    /// Errors: `width`/`height` zero or too large for the kernels' 32-bit
+    /// indices (height ≤ [`MAX_HEIGHT`]); `channels` not in `1..=4`;
+    /// `width · height · channels` over `u32::MAX` bytes; `data` of another
+    /// length ([`Error::LengthMismatch`]).
+    pub fn new(width: usize, height: usize, channels: usize, data: S) -> Result<Self> {
+        let bytes = shape_bytes(width, height, channels)?;
+        if data.byte_len() != bytes {
+            return Err(Error::LengthMismatch { arg: "data", expected: bytes, actual: data.byte_len() });
+        }
+        Ok(Image { width, height, channels, data })
+    }
+
+    /// Pixels per row.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Rows.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Bytes per pixel.
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    /// The bytes.
+    pub fn data(&self) -> &S {
+        &self.data
+    }
+
+    /// The bytes, giving up the shape.
+    pub fn into_data(self) -> S {
+        self.data
+    }
+
+    fn params(&self, radius: u32) -> ImageParams {
+        // In range: checked by `new`.
+        ImageParams::new(self.width as u32, self.height as u32, self.channels as u32, radius)
+    }
+
+    fn same_shape_as<T>(&self, other: &Image<T>) -> bool {
+        (self.width, self.height) == (other.width, other.height)
+    }
+}
+
+/// Validates a shape and returns its byte count.
+fn shape_bytes(width: usize, height: usize, channels: usize) -> Result<usize> {
+    check::dim("width", width)?;
+    check::dim("height", height)?;
+    if height > MAX_HEIGHT {
+        return Err(Error::BadArgument { arg: "height", detail: format!("{height} rows, at most {MAX_HEIGHT}") });
+    }
+    if !(1..=MAX_CHANNELS).contains(&channels) {
+        return Err(Error::BadArgument { arg: "channels", detail: format!("{channels}, must be 1 to {MAX_CHANNELS}") });
+    }
+    let bytes = check::product("width * height * channels", &[width, height, channels])?;
+    if bytes > u32::MAX as usize {
+        return Err(Error::BadArgument {
+            arg: "width * height * channels",
+            detail: format!("{bytes} bytes; the kernels index at most {} bytes", u32::MAX),
+        });
+    }
+    Ok(bytes)
+}
+
+impl HostImage {
+    /// A host image whose pixels are `f(x, y)` (`channels` bytes each).
+    pub fn from_fn(width: usize, height: usize, channels: usize, mut f: impl FnMut(usize, usize) -> [u8; 4]) -> Result<Self> {
+        let bytes = shape_bytes(width, height, channels)?;
+        let mut data = Vec::with_capacity(bytes);
+        for y in 0..height {
+            for x in 0..width {
+                data.extend_from_slice(&f(x, y)[..channels]);
+            }
+        }
+        Image::new(width, height, channels, data)
+    }
+}
+
+impl DeviceImage {
+    /// Copies a host image to `ctx`.
+    pub fn upload(ctx: &Context, img: &HostImage) -> Result<Self> {
+        Ok(Image { width: img.width, height: img.height, channels: img.channels, data: ctx.upload(&img.data)? })
+    }
+
+    /// A zero-filled image on `ctx`.
+    pub fn alloc(ctx: &Context, width: usize, height: usize, channels: usize) -> Result<Self> {
+        let bytes = shape_bytes(width, height, channels)?;
+        Image::new(width, height, channels, ctx.alloc::<u8>(bytes)?)
+    }
+
+    /// Copies the image back to the host.
+    pub fn download(&self) -> Result<HostImage> {
+        Ok(Image { width: self.width, height: self.height, channels: self.channels, data: self.data.download()? })
+    }
+
+    /// The device buffer, mutably (for poisoning before a test, or
+    /// overwriting with [`Buffer::copy_from`]; its length cannot change).
+    pub fn buffer_mut(&mut self) -> &mut Buffer<u8> {
+        &mut self.data
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Grayscale
+// ---------------------------------------------------------------------------
+
+/// The rungs of RGB → grayscale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GrayVariant {
+    /// PMPP: one thread per pixel, 16 × 16 blocks, byte accesses.
+    Pmpp,
+    /// 16 pixels per thread, 16-byte loads and stores.
+    Vec16,
+}
+
+impl GrayVariant {
+    /// Every rung, in ladder order.
+    pub const ALL: &'static [GrayVariant] = &[GrayVariant::Pmpp, GrayVariant::Vec16];
+
+    /// The kernel's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GrayVariant::Pmpp => "rgb_to_gray",
+            GrayVariant::Vec16 => "rgb_to_gray_vec16",
+        }
+    }
+}
+
+/// RGB → grayscale with the fastest rung: `dst` (1 channel) gets
+/// `(21 r + 72 g + 7 b + 50) / 100` of each pixel of `src` (3 channels).
+pub fn rgb_to_gray(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage) -> Result<()> {
+    rgb_to_gray_with(ctx, GrayVariant::Vec16, src, dst)
+}
+
+/// RGB → grayscale with a chosen rung.
+///
+/// Errors: `src` not 3 channels, `dst` not 1 channel, `dst` of another
+/// width/height than `src`, a buffer of another backend.
+pub fn rgb_to_gray_with(ctx: &Context, variant: GrayVariant, src: &DeviceImage, dst: &mut DeviceImage) -> Result<()> {
+    if src.channels != 3 {
+        return Err(Error::BadArgument { arg: "src", detail: format!("needs 3 channels (RGB), has {}", src.channels) });
+    }
+    if dst.channels != 1 {
+        return Err(Error::BadArgument { arg: "dst", detail: format!("needs 1 channel (gray), has {}", dst.channels) });
+    }
+    if !src.same_shape_as(dst) {
+        return Err(Error::BadArgument {
+            arg: "dst",
+            detail: format!("is {}x{}, src is {}x{}", dst.width, dst.height, src.width, src.height),
+        });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    let (w, h) = (src.width as u32, src.height as u32);
+    let (rgb, gray) = (&src.data, &mut dst.data);
+    match variant {
+        GrayVariant::Pmpp => launch!(ctx, k::image::rgb_to_gray, ix::pixel_config(w, h), rgb, gray, w, h),
+        GrayVariant::Vec16 => {
+            let pixels = w * h; // ≤ u32::MAX bytes of RGB: checked by `new`
+            launch!(ctx, k::image::rgb_to_gray_vec16, ix::gray_vec16_config(pixels), rgb, gray, pixels)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Blur
+// ---------------------------------------------------------------------------
+
+/// The rungs of the box blur.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BlurVariant {
+    /// PMPP: one thread per pixel, window read from global memory. Any radius.
+    Naive,
+    /// Shared-memory tile with halo. Radius ≤ [`MAX_TILED_RADIUS`].
+    Tiled,
+    /// Separable sums over a shared tile, 16 bytes per thread, compile-time
+    /// radius: 1 or 3 channels, radius 1–3.
+    Fast,
+}
+
+impl BlurVariant {
+    /// Every rung, in ladder order.
+    pub const ALL: &'static [BlurVariant] = &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast];
+
+    /// The rung's name (the fast rung has one kernel per channel count and radius).
+    pub fn name(self) -> &'static str {
+        match self {
+            BlurVariant::Naive => "blur_naive",
+            BlurVariant::Tiled => "blur_tiled",
+            BlurVariant::Fast => "blur_fast",
+        }
+    }
+
+    /// Whether the rung handles `channels` at `radius`.
+    pub fn supports(self, channels: usize, radius: u32) -> bool {
+        match self {
+            BlurVariant::Naive => radius <= MAX_BLUR_RADIUS,
+            BlurVariant::Tiled => radius <= MAX_TILED_RADIUS,
+            BlurVariant::Fast => matches!((channels, radius), (1 | 3, 1..=3)),
+        }
+    }
+
+    /// The fastest rung for `channels` at `radius`.
+    pub fn best(channels: usize, radius: u32) -> BlurVariant {
+        [BlurVariant::Fast, BlurVariant::Tiled]
+            .into_iter()
+            .find(|v| v.supports(channels, radius))
+            .unwrap_or(BlurVariant::Naive)
+    }
+}
+
+/// Box blur of `radius` with the fastest rung for the image: `dst` (same
+/// shape as `src`) gets, per channel, the rounded mean of the in-image
+/// pixels of each `(2 radius + 1)²` window.
+pub fn blur(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32) -> Result<()> {
+    blur_with(ctx, BlurVariant::best(src.channels, radius), src, dst, radius)
+}
+
+/// Box blur with a chosen rung.
+///
+/// Errors: `radius` over [`MAX_BLUR_RADIUS`]; a rung that does not handle
+/// the radius or channel count (`variant`); `dst` of another shape;
+/// a buffer of another backend.
+pub fn blur_with(ctx: &Context, variant: BlurVariant, src: &DeviceImage, dst: &mut DeviceImage, radius: u32) -> Result<()> {
+    if radius > MAX_BLUR_RADIUS {
+        return Err(Error::BadArgument { arg: "radius", detail: format!("{radius}, at most {MAX_BLUR_RADIUS}") });
+    }
+    if !variant.supports(src.channels, radius) {
+        return Err(Error::BadArgument {
+            arg: "variant",
+            detail: format!("{variant:?} does not handle {} channel(s) at radius {radius}", src.channels),
+        });
+    }
+    if !src.same_shape_as(dst) || src.channels != dst.channels {
+        return Err(Error::BadArgument {
+            arg: "dst",
+            detail: format!(
+                "is {}x{}x{}, src is {}x{}x{}",
+                dst.width, dst.height, dst.channels, src.width, src.height, src.channels
+            ),
+        });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    let p = src.params(radius);
+    let (input, output) = (&src.data, &mut dst.data);
+    use k::image as ki;
+    match (variant, src.channels, radius) {
+        (BlurVariant::Naive, ..) => launch!(ctx, ki::blur_naive, ix::pixel_config(p.width, p.height), input, output, p),
+        (BlurVariant::Tiled, ..) => launch!(ctx, ki::blur_tiled, ix::blur_tiled_config(p), input, output, p),
+        (BlurVariant::Fast, 1, 1) => launch!(ctx, ki::blur_fast_gray_r1, ix::blur_fast_config(p), input, output, p),
+        (BlurVariant::Fast, 1, 2) => launch!(ctx, ki::blur_fast_gray_r2, ix::blur_fast_config(p), input, output, p),
+        (BlurVariant::Fast, 1, 3) => launch!(ctx, ki::blur_fast_gray_r3, ix::blur_fast_config(p), input, output, p),
+        (BlurVariant::Fast, 3, 1) => launch!(ctx, ki::blur_fast_rgb_r1, ix::blur_fast_config(p), input, output, p),
+        (BlurVariant::Fast, 3, 2) => launch!(ctx, ki::blur_fast_rgb_r2, ix::blur_fast_config(p), input, output, p),
+        (BlurVariant::Fast, 3, 3) => launch!(ctx, ki::blur_fast_rgb_r3, ix::blur_fast_config(p), input, output, p),
+        (BlurVariant::Fast, ..) => unreachable!("checked by supports()"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 3D
+// ---------------------------------------------------------------------------
+
+/// Per-plane affine map of an f32 volume of `[planes, rows, cols]`
+/// (row-major, `cols` fastest): `output[p][r][c] = fma(input[p][r][c],
+/// scale[p], offset[p])`, on a 3D grid.
+///
+/// Errors: an extent zero or over `u32::MAX` (`dims`), `planes` over what
+/// a grid of 2-plane blocks reaches, a buffer of the wrong length, a buffer
+/// of another backend.
+pub fn volume_affine(
+    ctx: &Context,
+    dims: [usize; 3],
+    input: &Buffer<f32>,
+    scale: &Buffer<f32>,
+    offset: &Buffer<f32>,
+    output: &mut Buffer<f32>,
+) -> Result<()> {
+    let planes = check::dim("dims", dims[0])?;
+    let rows = check::dim("dims", dims[1])?;
+    let cols = check::dim("dims", dims[2])?;
+    let n = check::product("dims", &dims)?;
+    let v = VolumeParams { cols, rows, planes };
+    let cfg = ix::volume_config(v);
+    if cfg.grid[1] > k::launch::MAX_GRID_YZ || cfg.grid[2] > k::launch::MAX_GRID_YZ {
+        return Err(Error::BadArgument { arg: "dims", detail: format!("{dims:?} needs a grid of {:?} blocks", cfg.grid) });
+    }
+    check::len("input", input, n)?;
+    check::len("scale", scale, dims[0])?;
+    check::len("offset", offset, dims[0])?;
+    check::len("output", output, n)?;
+    check::backend(
+        ctx,
+        &[
+            ("input", input.is_on(ctx)),
+            ("scale", scale.is_on(ctx)),
+            ("offset", offset.is_on(ctx)),
+            ("output", output.is_on(ctx)),
+        ],
+    )?;
+    launch!(ctx, k::image::volume_affine, cfg, input, scale, offset, output, v)
+}
+
+// ---------------------------------------------------------------------------
+// CPU references and the built-in picture
+// ---------------------------------------------------------------------------
+
+/// CPU references (rayon): the ground truth of the tests, the same
+/// integer rules as the kernels.
+pub mod cpu {
+    use ferrotile_kernels::image::index::{div_round_half_up, gray_of, window_hi, window_lo};
+    use rayon::prelude::*;
+
+    use super::HostImage;
+
+    /// RGB → gray of a 3-channel image (panics on another channel count:
+    /// a test helper).
+    pub fn rgb_to_gray(img: &HostImage) -> HostImage {
+        assert_eq!(img.channels, 3, "rgb_to_gray needs an RGB image");
+        let data: Vec<u8> = img.data.par_chunks_exact(3).map(|p| gray_of(p[0], p[1], p[2])).collect();
+        HostImage { width: img.width, height: img.height, channels: 1, data }
+    }
+
+    /// Box blur of `radius`, averaging only the in-image pixels, rounded
+    /// half up. Rows in parallel; per row the column sums of the window
+    /// rows, then the window sums along the row.
+    pub fn blur(img: &HostImage, radius: u32) -> HostImage {
+        let (w, h, c) = (img.width, img.height, img.channels);
+        let r = radius as usize;
+        let rb = w * c;
+        let mut out = vec![0u8; img.data.len()];
+        out.par_chunks_mut(rb).enumerate().for_each(|(y, row)| {
+            let (y0, y1) = (window_lo(y as u32, radius) as usize, window_hi(y as u32, radius, h as u32) as usize);
+            let mut col = vec![0u32; rb];
+            for yy in y0..y1 {
+                for (s, &b) in col.iter_mut().zip(&img.data[yy * rb..(yy + 1) * rb]) {
+                    *s += b as u32;
+                }
+            }
+            for x in 0..w {
+                let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+                let count = ((x1 - x0) * (y1 - y0)) as u32;
+                for ch in 0..c {
+                    let sum: u32 = (x0..x1).map(|xx| col[xx * c + ch]).sum();
+                    row[x * c + ch] = div_round_half_up(sum, count) as u8;
+                }
+            }
+        });
+        HostImage { width: w, height: h, channels: c, data: out }
+    }
+
+    /// Box blur by the definition, one pixel at a time (slow; checks [`blur`]).
+    pub fn blur_direct(img: &HostImage, radius: u32) -> HostImage {
+        let (w, h, c) = (img.width as i64, img.height as i64, img.channels);
+        let r = radius as i64;
+        let mut data = vec![0u8; img.data.len()];
+        for y in 0..h {
+            for x in 0..w {
+                for ch in 0..c {
+                    let (mut sum, mut count) = (0u32, 0u32);
+                    for yy in y - r..=y + r {
+                        for xx in x - r..=x + r {
+                            if (0..h).contains(&yy) && (0..w).contains(&xx) {
+                                sum += img.data[((yy * w + xx) as usize) * c + ch] as u32;
+                                count += 1;
+                            }
+                        }
+                    }
+                    data[((y * w + x) as usize) * c + ch] = div_round_half_up(sum, count) as u8;
+                }
+            }
+        }
+        HostImage { width: img.width, height: img.height, channels: c, data }
+    }
+
+    /// `fma(input[p][..], scale[p], offset[p])` per plane of `[planes, rows, cols]`.
+    pub fn volume_affine(dims: [usize; 3], input: &[f32], scale: &[f32], offset: &[f32]) -> Vec<f32> {
+        let plane = dims[1] * dims[2];
+        let mut out = vec![0f32; input.len()];
+        out.par_chunks_mut(plane).zip(input.par_chunks(plane)).enumerate().for_each(|(p, (o, i))| {
+            for (o, &x) in o.iter_mut().zip(i) {
+                *o = x.mul_add(scale[p], offset[p]);
+            }
+        });
+        out
+    }
+}
+
+/// A deterministic RGB test picture (`width × height`, at least 1 × 1):
+/// a sky gradient, a sun, hills, a checkerboard, coloured bars and thin
+/// lines — edges of every direction and scale, so grayscale and blur are
+/// easy to judge by eye. Used by the CLI when no input is given.
+pub fn builtin_test_image(width: usize, height: usize) -> HostImage {
+    let (w, h) = (width.max(1), height.max(1));
+    let (fw, fh) = (w as f32, h as f32);
+    HostImage::from_fn(w, h, 3, |x, y| {
+        let (u, v) = (x as f32 / fw, y as f32 / fh);
+        // Sky: blue at the top to pale at the horizon.
+        let mut px = [(90.0 + 120.0 * v) as u8, (150.0 + 80.0 * v) as u8, 235, 255];
+        // Sun.
+        let (dx, dy) = (u - 0.78, (v - 0.22) * fh / fw);
+        if dx * dx + dy * dy < 0.0064 {
+            px = [255, 214, 40, 255];
+        }
+        // Hills: two sine ridges.
+        let ridge = 0.58 + 0.06 * (u * 9.0).sin() + 0.03 * (u * 23.0).cos();
+        if v > ridge {
+            let shade = ((v - ridge) * 300.0).min(90.0) as u8;
+            px = [40 + shade / 3, 140 - shade / 2, 50, 255];
+        }
+        // Checkerboard (8-pixel squares) in the lower left.
+        if u < 0.3 && v > 0.75 {
+            let on = ((x / 8) + (y / 8)) % 2 == 0;
+            px = if on { [250, 250, 250, 255] } else { [20, 20, 20, 255] };
+        }
+        // Colour bars in the lower right.
+        if u > 0.62 && v > 0.8 {
+            let bars = [[230, 30, 30], [30, 200, 30], [40, 60, 230], [240, 240, 40], [30, 220, 220], [220, 40, 220]];
+            let b = bars[(((u - 0.62) / 0.38 * 6.0) as usize).min(5)];
+            px = [b[0], b[1], b[2], 255];
+        }
+        // Thin lines: one-pixel verticals and a diagonal, where blur shows most.
+        if (0.35..0.55).contains(&u) && v > 0.8 && x % 4 == 0 {
+            px = [0, 0, 0, 255];
+        }
+        if x.abs_diff(y) == 0 && u < 0.3 && v < 0.7 {
+            px = [200, 0, 0, 255];
+        }
+        px
+    })
+    .expect("a shape of at least 1 × 1 with 3 channels is valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn random_image(w: usize, h: usize, c: usize, seed: u64) -> HostImage {
+        let mut s = seed;
+        HostImage::from_fn(w, h, c, |_, _| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let b = (s >> 24).to_le_bytes();
+            [b[0], b[1], b[2], b[3]]
+        })
+        .unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn separable_reference_is_the_definition(w in 1usize..20, h in 1usize..20, c in prop::sample::select(vec![1usize, 3]), r in 0u32..6, seed: u64) {
+            let img = random_image(w, h, c, seed);
+            prop_assert_eq!(cpu::blur(&img, r), cpu::blur_direct(&img, r));
+        }
+    }
+
+    #[test]
+    fn shapes_are_validated() {
+        assert!(matches!(HostImage::new(0, 1, 1, vec![]), Err(Error::BadArgument { arg: "width", .. })));
+        assert!(matches!(HostImage::new(1, 0, 1, vec![]), Err(Error::BadArgument { arg: "height", .. })));
+        assert!(matches!(HostImage::new(1, 1, 5, vec![0; 5]), Err(Error::BadArgument { arg: "channels", .. })));
+        assert!(matches!(
+            HostImage::new(2, 2, 3, vec![0; 11]),
+            Err(Error::LengthMismatch { arg: "data", expected: 12, actual: 11 })
+        ));
+        assert!(matches!(
+            HostImage::new(70_000, 70_000, 1, vec![]),
+            Err(Error::BadArgument { arg: "width * height * channels", .. })
+        ));
+    }
+
+    #[test]
+    fn builtin_image_has_the_asked_shape() {
+        let img = builtin_test_image(62, 76);
+        assert_eq!((img.width(), img.height(), img.channels(), img.data().len()), (62, 76, 3, 62 * 76 * 3));
+    }
+}

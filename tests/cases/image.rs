@@ -1,0 +1,193 @@
+//! PMPP chapter 3: grayscale, blur, the 3D kernel and vector add rungs,
+//! exact against the CPU references on tile-unaligned shapes.
+
+use ferrotile::image::{self, cpu, BlurVariant, DeviceImage, GrayVariant, HostImage};
+use ferrotile::{Context, Error, VecAddVariant};
+use proptest::prelude::{prop, prop_oneof, Just, TestCaseError};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use crate::common::*;
+
+/// Two poisons: an unwritten byte fails at least one of the runs, whatever
+/// its correct value.
+const POISONS: [u8; 2] = [0xAB, 0x54];
+
+fn random_image(w: usize, h: usize, c: usize, name: &str) -> HostImage {
+    let mut r = Rng::new(seed(name) ^ (w * 7919 + h * 31 + c) as u64);
+    HostImage::new(w, h, c, r.u8s(w * h * c)).expect("valid test shape")
+}
+
+fn poisoned_image(ctx: &Context, w: usize, h: usize, c: usize, poison: u8) -> Result<DeviceImage, String> {
+    let mut img = DeviceImage::alloc(ctx, w, h, c).map_err(|e| e.to_string())?;
+    img.buffer_mut().fill(poison).map_err(|e| e.to_string())?;
+    Ok(img)
+}
+
+fn gray(ctx: &Context, v: GrayVariant, w: usize, h: usize) -> Result<(), String> {
+    let rgb = random_image(w, h, 3, v.name());
+    let want = cpu::rgb_to_gray(&rgb);
+    let src = DeviceImage::upload(ctx, &rgb).map_err(|e| e.to_string())?;
+    for poison in POISONS {
+        let mut dst = poisoned_image(ctx, w, h, 1, poison)?;
+        image::rgb_to_gray_with(ctx, v, &src, &mut dst).map_err(|e| e.to_string())?;
+        exact("gray", dst.download().map_err(|e| e.to_string())?.data(), want.data())?;
+    }
+    Ok(())
+}
+
+fn blur(ctx: &Context, v: BlurVariant, w: usize, h: usize, c: usize, r: u32) -> Result<(), String> {
+    let img = random_image(w, h, c, v.name());
+    let want = cpu::blur(&img, r);
+    let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+    for poison in POISONS {
+        let mut dst = poisoned_image(ctx, w, h, c, poison)?;
+        image::blur_with(ctx, v, &src, &mut dst, r).map_err(|e| e.to_string())?;
+        exact("blur", dst.download().map_err(|e| e.to_string())?.data(), want.data())?;
+    }
+    Ok(())
+}
+
+fn volume(ctx: &Context, dims: [usize; 3]) -> Result<(), String> {
+    let n = dims.iter().product();
+    let mut r = Rng::new(seed("volume") ^ n as u64);
+    let (x, scale, offset) = (r.f32s(n), r.f32s(dims[0]), r.f32s(dims[0]));
+    let (dx, ds, doff) = (up(ctx, &x)?, up(ctx, &scale)?, up(ctx, &offset)?);
+    let mut out = poisoned(ctx, n, f32::NAN)?;
+    image::volume_affine(ctx, dims, &dx, &ds, &doff, &mut out).map_err(|e| e.to_string())?;
+    exact_f32("volume", &down(&out)?, &cpu::volume_affine(dims, &x, &scale, &offset))
+}
+
+fn vec_add(ctx: &Context, v: VecAddVariant, n: usize) -> Result<(), String> {
+    let mut r = Rng::new(seed(v.name()) ^ n as u64);
+    let (a, b) = (r.f32s(n), r.f32s(n));
+    let (da, db) = (up(ctx, &a)?, up(ctx, &b)?);
+    let mut dc = poisoned(ctx, n, f32::NAN)?;
+    ferrotile::vec_add_with(ctx, v, &da, &db, &mut dc).map_err(|e| e.to_string())?;
+    exact_f32("c", &down(&dc)?, &ferrotile::reference::vec_add(&a, &b))
+}
+
+/// Random shapes and radii: every rung that handles the case equals the
+/// reference exactly (24 cases, fixed seed, so runs are reproducible).
+fn proptest_all_rungs(ctx: &Context) -> Result<(), String> {
+    let config = Config { cases: 24, failure_persistence: None, ..Config::default() };
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let side = prop_oneof![Just(1usize), Just(2), Just(16), Just(31), Just(37), Just(61), 1usize..80];
+    let strategy = (side.clone(), side, prop::sample::select(vec![1usize, 3]), 0u32..6);
+    runner
+        .run(&strategy, |(w, h, c, r)| {
+            if c == 3 {
+                for &v in GrayVariant::ALL {
+                    gray(ctx, v, w, h).map_err(|e| TestCaseError::fail(format!("{v:?} {w}x{h}: {e}")))?;
+                }
+            }
+            for &v in BlurVariant::ALL {
+                if v.supports(c, r) {
+                    blur(ctx, v, w, h, c, r).map_err(|e| TestCaseError::fail(format!("{v:?} {w}x{h}x{c} r{r}: {e}")))?;
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// Shapes of the emulator cases: 1 × 1, single rows and columns, the PMPP
+/// 62 × 76, primes, and rows of whole 16-byte chunks (vector paths).
+const SHAPES: [(usize, usize); 9] = [(1, 1), (1, 23), (23, 1), (62, 76), (13, 7), (17, 5), (31, 33), (160, 67), (48, 20)];
+
+pub fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    for &g in GrayVariant::ALL {
+        for (w, h) in SHAPES {
+            v.push(Case::new(format!("image::gray::{}::{w}x{h}", g.name()), move |ctx| gray(ctx, g, w, h)));
+        }
+        for (w, h) in [(8192, 8192), (1920, 1080), (1023, 769)] {
+            v.push(Case::gpu_only(format!("image::gray::{}::{w}x{h}", g.name()), move |ctx| gray(ctx, g, w, h)));
+        }
+    }
+    for &b in BlurVariant::ALL {
+        for c in [1usize, 3] {
+            for r in [0u32, 1, 2, 3, 5, 17] {
+                if !b.supports(c, r) {
+                    continue;
+                }
+                for (w, h) in SHAPES {
+                    if r == 17 && w * h > 62 * 76 {
+                        continue;
+                    }
+                    v.push(Case::new(format!("image::blur::{}::c{c}::r{r}::{w}x{h}", b.name()), move |ctx| {
+                        blur(ctx, b, w, h, c, r)
+                    }));
+                }
+                if r <= 3 {
+                    for (w, h) in [(8192, 8192), (1920, 1080), (1021, 777)] {
+                        v.push(Case::gpu_only(format!("image::blur::{}::c{c}::r{r}::{w}x{h}", b.name()), move |ctx| {
+                            blur(ctx, b, w, h, c, r)
+                        }));
+                    }
+                }
+            }
+        }
+    }
+    for dims in [[1, 1, 1], [3, 5, 7], [2, 33, 65], [5, 4, 1], [1, 9, 40], [7, 1, 1]] {
+        v.push(Case::new(format!("image::volume::{}x{}x{}", dims[0], dims[1], dims[2]), move |ctx| volume(ctx, dims)));
+    }
+    v.push(Case::gpu_only("image::volume::67x513x511", |ctx| volume(ctx, [67, 513, 511])));
+    for &va in VecAddVariant::ALL {
+        for n in [1usize, 3, 4, 5, 17, 4095, 4096, 4097, 100_003] {
+            v.push(Case::new(format!("image::vec_add::{}::n{n}", va.name()), move |ctx| vec_add(ctx, va, n)));
+        }
+        v.push(Case::gpu_only(format!("image::vec_add::{}::n67108864", va.name()), move |ctx| vec_add(ctx, va, 1 << 26)));
+        v.push(Case::gpu_only(format!("image::vec_add::{}::n67108863", va.name()), move |ctx| vec_add(ctx, va, (1 << 26) - 1)));
+    }
+    v.push(Case::new("image::proptest::random_shapes_and_radii", proptest_all_rungs));
+    v.push(Case::new("image::api::rejects_bad_arguments_before_launch", bad_arguments));
+    v
+}
+
+fn bad_arguments(ctx: &Context) -> Result<(), String> {
+    let rgb = DeviceImage::upload(ctx, &random_image(4, 3, 3, "bad")).map_err(|e| e.to_string())?;
+    let mut gray = poisoned_image(ctx, 4, 3, 1, 0xAB)?;
+    let mut other = poisoned_image(ctx, 3, 4, 1, 0xAB)?;
+    let mut rgb_out = poisoned_image(ctx, 4, 3, 3, 0xAB)?;
+    let expect = |what: &str, got: Result<(), Error>, arg: &str| match got {
+        Err(Error::BadArgument { arg: a, .. }) if a == arg => Ok(()),
+        other => Err(format!("{what}: expected BadArgument `{arg}`, got {other:?}")),
+    };
+    expect("gray from a gray image", image::rgb_to_gray(ctx, &gray, &mut other), "src")?;
+    expect("gray into 3 channels", image::rgb_to_gray(ctx, &rgb, &mut rgb_out), "dst")?;
+    let mut rotated = poisoned_image(ctx, 3, 4, 1, 0xAB)?;
+    expect("gray of another shape", image::rgb_to_gray(ctx, &rgb, &mut rotated), "dst")?;
+    expect("blur radius too large", image::blur(ctx, &rgb, &mut rgb_out, 256), "radius")?;
+    expect("blur tiled radius too large", image::blur_with(ctx, BlurVariant::Tiled, &rgb, &mut rgb_out, 40), "variant")?;
+    expect("blur fast at radius 4", image::blur_with(ctx, BlurVariant::Fast, &rgb, &mut rgb_out, 4), "variant")?;
+    expect("blur into gray", image::blur(ctx, &rgb, &mut gray, 1), "dst")?;
+    match HostImage::new(4, 3, 3, vec![0u8; 35]) {
+        Err(Error::LengthMismatch { arg: "data", expected: 36, actual: 35 }) => {}
+        other => return Err(format!("short image data: {other:?}")),
+    }
+    match HostImage::new(4, 3, 2 + 3, vec![0u8; 60]) {
+        Err(Error::BadArgument { arg: "channels", .. }) => {}
+        other => return Err(format!("5 channels: {other:?}")),
+    }
+    let buf = ctx.alloc::<u8>(10).map_err(|e| e.to_string())?;
+    match DeviceImage::new(4, 3, 1, buf) {
+        Err(Error::LengthMismatch { arg: "data", expected: 12, actual: 10 }) => {}
+        other => return Err(format!("device image of the wrong length: {other:?}")),
+    }
+    let x = up(ctx, &[1.0f32; 6])?;
+    let s = up(ctx, &[1.0f32; 2])?;
+    let mut o = poisoned(ctx, 6, 0.0f32)?;
+    match image::volume_affine(ctx, [3, 1, 2], &x, &s, &s, &mut o) {
+        Err(Error::LengthMismatch { arg: "scale", expected: 3, actual: 2 }) => {}
+        other => return Err(format!("volume with a short scale: {other:?}")),
+    }
+    match image::volume_affine(ctx, [0, 1, 2], &x, &s, &s, &mut o) {
+        Err(Error::BadArgument { arg: "dims", .. }) => {}
+        other => return Err(format!("volume with a zero extent: {other:?}")),
+    }
+    // Nothing was launched: the outputs still hold their poison.
+    exact("untouched gray", gray.download().map_err(|e| e.to_string())?.data(), &[0xAB; 12])?;
+    exact("untouched rgb", rgb_out.download().map_err(|e| e.to_string())?.data(), &[0xAB; 36])?;
+    exact_f32("untouched volume", &down(&o)?, &[0.0; 6])
+}
