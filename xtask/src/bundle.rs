@@ -87,6 +87,23 @@ fn test_executables(messages: &[json::Json]) -> Vec<Executable> {
     out
 }
 
+/// The command-line tool (`ferrotile`, a `bin` built as a plain program),
+/// bundled so that run.sh can print the tour table on the GPU.
+fn tool_executables(messages: &[json::Json]) -> Vec<Executable> {
+    let mut out = Vec::new();
+    for msg in messages {
+        let Some(exe) = msg.get("executable").as_str() else {
+            continue;
+        };
+        let target = msg.get("target");
+        if target.get("kind").strings().contains(&"bin") && msg.get("profile").get("test").as_bool() == Some(false) {
+            let name = target.get("name").as_str().unwrap_or("unnamed");
+            out.push(Executable { name: name.to_string(), kind: "tool", path: exe.into() });
+        }
+    }
+    out
+}
+
 /// The bench executables among `cargo bench --no-run`'s artifacts.
 fn bench_executables(messages: &[json::Json]) -> Vec<Executable> {
     let mut out = Vec::new();
@@ -170,9 +187,16 @@ pub fn gpu_bundle() -> Result<()> {
         json::MESSAGE_FORMAT,
     ]))?;
     let mut exes = test_executables(&tests);
+    exes.extend(tool_executables(&tests));
     exes.extend(bench_executables(&benches));
-    // Tests before benches, each by name: cargo reports artifacts in build order.
-    exes.sort_by(|a, b| (a.kind != "test", &a.name).cmp(&(b.kind != "test", &b.name)));
+    // Tests, then the tool, then benches, each by name: cargo reports
+    // artifacts in build order.
+    let rank = |k: &str| match k {
+        "test" => 0,
+        "tool" => 1,
+        _ => 2,
+    };
+    exes.sort_by(|a, b| (rank(a.kind), &a.name).cmp(&(rank(b.kind), &b.name)));
     if let Some(w) = exes.windows(2).find(|w| w[0].name == w[1].name) {
         return fail(format!(
             "two executables would both be bundle/bin/{}: rename a target",

@@ -15,6 +15,7 @@
 #                                  GPU tests that are #[ignore]d without a GPU run too)
 #   `bench bench-NAME criterion`   criterion benches: run with --bench and the mode's options
 #   `bench bench-NAME plain`       plain programs (e.g. ladder): run with no arguments
+#   `tool NAME`                    the CLI: `NAME tour` runs before the benches (name: tour)
 # Benches see FERROTILE_BENCH_MODE=quick|full. FERROTILE_BENCHES="ladder sgemm"
 # (space-separated target names, with or without the bench- prefix) restricts
 # which benches run. Logs go to ${OUT:-/tmp/ferrotile-out}/logs/<name>.log,
@@ -122,6 +123,10 @@ while read -r kind name style; do
 done < "$here/manifest.txt"
 
 if [ "$mode" != tests ]; then
+  # The tour: every kernel verified and timed on the GPU (one table).
+  while read -r kind name style; do
+    [ "$kind" = tool ] && wanted tour && run tour "$here/bin/$name" tour
+  done < "$here/manifest.txt"
   while read -r kind name style; do
     [ "$kind" = bench ] || continue
     wanted "$name" || continue
