@@ -5,6 +5,7 @@
 //! checks every access and runs each GPU thread as a coroutine).
 
 mod foundation;
+mod sgemm;
 
 use std::time::Duration;
 
@@ -83,7 +84,8 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
         ),
         None => println!("backend: CPU emulator (small sizes; times are the emulator's, not a GPU's)"),
     }
-    let families: [(&str, fn(&Context, Scale, &dyn Fn(&str) -> bool) -> Rows); 1] = [("foundation", foundation::rows)];
+    let families: [(&str, fn(&Context, Scale, &dyn Fn(&str) -> bool) -> Rows); 2] =
+        [("foundation", foundation::rows), ("sgemm", sgemm::rows)];
     let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
     let mut failed = 0;
     println!(
