@@ -1,31 +1,211 @@
 //! SGEMM `C = α·A·B + β·C`, f32, row-major with leading dimensions.
+//!
+//! ```no_run
+//! use ferrotile::gemm::{Gemm, GemmVariant};
+//! # fn main() -> ferrotile::Result<()> {
+//! let ctx = ferrotile::Context::auto();
+//! let (m, n, k) = (256, 128, 64);
+//! let a = ctx.upload(&vec![1.0f32; m * k])?;
+//! let b = ctx.upload(&vec![1.0f32; k * n])?;
+//! let mut c = ctx.alloc::<f32>(m * n)?;
+//! // Buffers are borrowed, so the same ones serve every call.
+//! let g = Gemm::new(m, n, k).alpha(2.0);
+//! g.run(&ctx, &a, &b, &mut c)?;
+//! g.variant(GemmVariant::Naive).beta(1.0).run(&ctx, &a, &b, &mut c)?;
+//! # Ok(()) }
+//! ```
 
 use ferrotile_kernels as k;
-use ferrotile_kernels::sgemm::GemmParams;
+use ferrotile_kernels::sgemm::{GemmParams, Tiling};
 
-use crate::{check, Buffer, Context, Error, Result};
+use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
+
+/// The configurations of the warptiled rung (block tile, `BK`, warp tile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WarpConfig {
+    /// 128 × 128 × 8, warp 64 × 32.
+    B128x128x8W64x32,
+    /// 128 × 128 × 8, warp 32 × 64.
+    B128x128x8W32x64,
+    /// 128 × 128 × 16, warp 64 × 32.
+    B128x128x16W64x32,
+    /// 128 × 128 × 16, warp 32 × 64.
+    B128x128x16W32x64,
+    /// 128 × 256 × 8, warp 64 × 64 (8 × 16 per thread).
+    B128x256x8W64x64,
+    /// 128 × 64 × 16, warp 64 × 32 (128 threads).
+    B128x64x16W64x32,
+    /// 64 × 64 × 16, warp 32 × 32 (128 threads).
+    B64x64x16W32x32,
+}
+
+impl WarpConfig {
+    /// Every configuration.
+    pub const ALL: &'static [WarpConfig] = &[
+        WarpConfig::B128x128x8W64x32,
+        WarpConfig::B128x128x8W32x64,
+        WarpConfig::B128x128x16W64x32,
+        WarpConfig::B128x128x16W32x64,
+        WarpConfig::B128x256x8W64x64,
+        WarpConfig::B128x64x16W64x32,
+        WarpConfig::B64x64x16W32x32,
+    ];
+
+    /// The tiling (shared with the kernels).
+    pub const fn tiling(self) -> Tiling {
+        use k::sgemm::*;
+        match self {
+            WarpConfig::B128x128x8W64x32 => WT_128X128X8_W64X32,
+            WarpConfig::B128x128x8W32x64 => WT_128X128X8_W32X64,
+            WarpConfig::B128x128x16W64x32 => WT_128X128X16_W64X32,
+            WarpConfig::B128x128x16W32x64 => WT_128X128X16_W32X64,
+            WarpConfig::B128x256x8W64x64 => WT_128X256X8_W64X64,
+            WarpConfig::B128x64x16W64x32 => WT_128X64X16_W64X32,
+            WarpConfig::B64x64x16W32x32 => WT_64X64X16_W32X32,
+        }
+    }
+}
 
 /// The rungs of the SGEMM ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum GemmVariant {
-    /// The fastest rung that applies to the shape.
+    /// The fastest rung for the shape, from [`AUTO_TABLE`]; the scalar 2D
+    /// blocktiled rung when a leading dimension is not a multiple of 4.
     Auto,
-    /// One thread per element, uncoalesced.
+    /// 1. One thread per element, uncoalesced.
     Naive,
+    /// 2. One thread per element, coalesced.
+    Coalesced,
+    /// 3. 32 × 32 shared-memory tiles.
+    Shared,
+    /// 4. 1D blocktiling (8 results per thread).
+    Blocktile1d,
+    /// 5. 2D blocktiling (8 × 8 per thread), scalar loads: any alignment.
+    Blocktile2d,
+    /// 6. float4 loads, `A` transposed in shared memory.
+    Vectorized,
+    /// 7a. Conflict-free by padding the `A` tile.
+    Padded,
+    /// 7b. Conflict-free by XOR swizzles.
+    Swizzled,
+    /// 8. Double-buffered main loop.
+    DoubleBuffered,
+    /// 9. Warptiling, in one of its configurations.
+    Warptile(WarpConfig),
 }
 
 impl GemmVariant {
-    /// Every concrete rung, in ladder order.
-    pub const LADDER: &'static [GemmVariant] = &[GemmVariant::Naive];
+    /// Every concrete rung, in ladder order (warptiling in its default
+    /// configuration).
+    pub const LADDER: &'static [GemmVariant] = &[
+        GemmVariant::Naive,
+        GemmVariant::Coalesced,
+        GemmVariant::Shared,
+        GemmVariant::Blocktile1d,
+        GemmVariant::Blocktile2d,
+        GemmVariant::Vectorized,
+        GemmVariant::Padded,
+        GemmVariant::Swizzled,
+        GemmVariant::DoubleBuffered,
+        GemmVariant::Warptile(WarpConfig::B128x128x8W32x64),
+    ];
+
+    /// Every concrete rung and every warptile configuration.
+    pub fn all() -> Vec<GemmVariant> {
+        let mut v: Vec<GemmVariant> = Self::LADDER[..Self::LADDER.len() - 1].to_vec();
+        v.extend(WarpConfig::ALL.iter().map(|&c| GemmVariant::Warptile(c)));
+        v
+    }
 
     /// The kernel's name.
     pub fn name(self) -> &'static str {
         match self {
             GemmVariant::Auto => "auto",
             GemmVariant::Naive => "sgemm_naive",
+            GemmVariant::Coalesced => "sgemm_coalesced",
+            GemmVariant::Shared => "sgemm_shared",
+            GemmVariant::Blocktile1d => "sgemm_blocktile_1d",
+            GemmVariant::Blocktile2d => "sgemm_blocktile_2d",
+            GemmVariant::Vectorized => "sgemm_vectorized",
+            GemmVariant::Padded => "sgemm_padded",
+            GemmVariant::Swizzled => "sgemm_swizzled",
+            GemmVariant::DoubleBuffered => "sgemm_double_buffered",
+            GemmVariant::Warptile(c) => match c {
+                WarpConfig::B128x128x8W64x32 => "sgemm_warptile_128x128x8_w64x32",
+                WarpConfig::B128x128x8W32x64 => "sgemm_warptile_128x128x8_w32x64",
+                WarpConfig::B128x128x16W64x32 => "sgemm_warptile_128x128x16_w64x32",
+                WarpConfig::B128x128x16W32x64 => "sgemm_warptile_128x128x16_w32x64",
+                WarpConfig::B128x256x8W64x64 => "sgemm_warptile_128x256x8_w64x64",
+                WarpConfig::B128x64x16W64x32 => "sgemm_warptile_128x64x16_w64x32",
+                WarpConfig::B64x64x16W32x32 => "sgemm_warptile_64x64x16_w32x32",
+            },
         }
     }
+
+    /// The float4 engine's tiling, for rungs 6–9.
+    pub const fn tiling(self) -> Option<Tiling> {
+        use k::sgemm::*;
+        match self {
+            GemmVariant::Vectorized => Some(VECTORIZED),
+            GemmVariant::Padded => Some(PADDED_TILES),
+            GemmVariant::Swizzled => Some(SWIZZLED_TILES),
+            GemmVariant::DoubleBuffered => Some(DOUBLE_BUFFERED),
+            GemmVariant::Warptile(c) => Some(c.tiling()),
+            _ => None,
+        }
+    }
+
+    /// Whether the rung loads and stores float4s (then `lda`, `ldb`, `ldc`
+    /// must be multiples of 4).
+    pub const fn needs_float4(self) -> bool {
+        self.tiling().is_some()
+    }
+}
+
+/// One measured point of the autotune table: at about this shape, this
+/// rung was the fastest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AutoEntry {
+    /// Rows of C.
+    pub m: usize,
+    /// Columns of C.
+    pub n: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// The fastest rung measured there.
+    pub variant: GemmVariant,
+}
+
+/// What [`GemmVariant::Auto`] picks from: the entry nearest to the problem
+/// (distance: sum of |log2| ratios of m, n, k). Regenerate on a GPU with
+/// `FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm`, which prints this
+/// table. The values below are the untuned defaults (CUTLASS's SIMT
+/// shapes for large problems, smaller tiles where 128 × 128 tiles would
+/// leave SMs idle).
+pub const AUTO_TABLE: &[AutoEntry] = &[
+    AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B128x64x16W64x32) },
+    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
+    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
+    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
+    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
+];
+
+/// The rung `table` holds for the entry nearest to `(m, n, k)`; the
+/// scalar 2D blocktiled rung when `float4` is false (a leading dimension
+/// is not a multiple of 4) or the table is empty.
+pub fn pick(table: &[AutoEntry], m: usize, n: usize, k: usize, float4: bool) -> GemmVariant {
+    if !float4 {
+        return GemmVariant::Blocktile2d;
+    }
+    let d = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
+    table
+        .iter()
+        .map(|e| (d(m, e.m) + d(n, e.n) + d(k, e.k), e.variant))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(GemmVariant::Blocktile2d, |(_, v)| v)
 }
 
 /// An SGEMM problem; a builder: `Gemm::new(m, n, k).alpha(2.0).run(…)`.
@@ -52,7 +232,7 @@ impl Gemm {
         self.alpha = alpha;
         self
     }
-    /// Scale of the old C.
+    /// Scale of the old C (0: C is not read).
     pub fn beta(mut self, beta: f32) -> Self {
         self.beta = beta;
         self
@@ -108,8 +288,23 @@ impl Gemm {
         Ok(p)
     }
 
+    /// The rung that runs: the chosen one, or for [`GemmVariant::Auto`] the
+    /// table's pick.
+    pub fn resolved_variant(&self) -> Result<GemmVariant> {
+        let p = self.params()?;
+        Ok(match self.variant {
+            GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, float4_ok(&p)),
+            v => v,
+        })
+    }
+
     /// Runs on `ctx`. `a`, `b`, `c` must hold at least the elements their
     /// layouts reach (`(rows - 1) * ld + cols`).
+    ///
+    /// Errors: [`Error::BadArgument`] naming `m`/`n`/`k` (zero or too big),
+    /// `lda`/`ldb`/`ldc` (shorter than a row, or not a multiple of 4 for a
+    /// float4 rung chosen explicitly), or a buffer of another backend;
+    /// [`Error::LengthMismatch`] naming a buffer that is too short.
     pub fn run(&self, ctx: &Context, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
         let p = self.params()?;
         let [la, lb, lc] = p.required_lens();
@@ -117,10 +312,81 @@ impl Gemm {
         check::len_at_least("b", b, lb)?;
         check::len_at_least("c", c, lc)?;
         check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
-        match self.variant {
-            GemmVariant::Auto | GemmVariant::Naive => {
-                launch!(ctx, k::sgemm::sgemm_naive, k::sgemm::naive_config(&p), p, a, b, c)
+        let v = self.resolved_variant()?;
+        if v.needs_float4() {
+            for (arg, ld) in [("lda", p.lda), ("ldb", p.ldb), ("ldc", p.ldc)] {
+                if ld % 4 != 0 {
+                    return Err(Error::BadArgument {
+                        arg,
+                        detail: format!("{ld} is not a multiple of 4, which `{}` (float4 loads) needs; use Auto or Blocktile2d", v.name()),
+                    });
+                }
             }
         }
+        launch_variant(ctx, v, &p, a, b, c)
+    }
+}
+
+/// Whether the float4 rungs apply: every leading dimension a multiple of 4
+/// (buffers are whole allocations, 256-byte aligned on the device).
+fn float4_ok(p: &GemmParams) -> bool {
+    p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0
+}
+
+fn launch_variant(ctx: &Context, v: GemmVariant, p: &GemmParams, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+    use k::sgemm as s;
+    let p = *p;
+    let t = |t: Tiling| -> LaunchConfig { t.config(&p) };
+    match v {
+        GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
+        GemmVariant::Naive => launch!(ctx, k::sgemm::sgemm_naive, s::naive_config(&p), p, a, b, c),
+        GemmVariant::Coalesced => launch!(ctx, k::sgemm::sgemm_coalesced, s::coalesced_config(&p), p, a, b, c),
+        GemmVariant::Shared => launch!(ctx, k::sgemm::sgemm_shared, s::shared_config(&p), p, a, b, c),
+        GemmVariant::Blocktile1d => launch!(ctx, k::sgemm::sgemm_blocktile_1d, s::blocktile_1d_config(&p), p, a, b, c),
+        GemmVariant::Blocktile2d => launch!(ctx, k::sgemm::sgemm_blocktile_2d, s::blocktile_2d_config(&p), p, a, b, c),
+        GemmVariant::Vectorized => launch!(ctx, k::sgemm::sgemm_vectorized, t(s::VECTORIZED), p, a, b, c),
+        GemmVariant::Padded => launch!(ctx, k::sgemm::sgemm_padded, t(s::PADDED_TILES), p, a, b, c),
+        GemmVariant::Swizzled => launch!(ctx, k::sgemm::sgemm_swizzled, t(s::SWIZZLED_TILES), p, a, b, c),
+        GemmVariant::DoubleBuffered => launch!(ctx, k::sgemm::sgemm_double_buffered, t(s::DOUBLE_BUFFERED), p, a, b, c),
+        GemmVariant::Warptile(w) => {
+            let cfg = t(w.tiling());
+            match w {
+                WarpConfig::B128x128x8W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x32, cfg, p, a, b, c),
+                WarpConfig::B128x128x8W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64, cfg, p, a, b, c),
+                WarpConfig::B128x128x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w64x32, cfg, p, a, b, c),
+                WarpConfig::B128x128x16W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w32x64, cfg, p, a, b, c),
+                WarpConfig::B128x256x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x256x8_w64x64, cfg, p, a, b, c),
+                WarpConfig::B128x64x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x16_w64x32, cfg, p, a, b, c),
+                WarpConfig::B64x64x16W32x32 => launch!(ctx, k::sgemm::sgemm_warptile_64x64x16_w32x32, cfg, p, a, b, c),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_tilings_valid() {
+        let all = GemmVariant::all();
+        let mut names: Vec<_> = all.iter().map(|v| v.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        for v in all {
+            if let Some(t) = v.tiling() {
+                assert!(t.validate(), "{v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn auto_picks_the_nearest_entry_and_falls_back_without_float4() {
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x64));
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
+        assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
+        let g = Gemm::new(64, 64, 64).lda(65);
+        assert_eq!(g.resolved_variant().unwrap(), GemmVariant::Blocktile2d);
     }
 }

@@ -25,6 +25,7 @@ mod backend;
 mod error;
 #[macro_use]
 mod launch;
+pub mod cublas;
 pub mod gemm;
 pub mod image;
 pub mod reference;

@@ -7,6 +7,7 @@
 mod foundation;
 mod transpose;
 mod image;
+mod sgemm;
 
 use std::time::Duration;
 
@@ -85,8 +86,12 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
         ),
         None => println!("backend: CPU emulator (small sizes; times are the emulator's, not a GPU's)"),
     }
-    let families: [(&str, fn(&Context, Scale, &dyn Fn(&str) -> bool) -> Rows); 3] =
-        [("foundation", foundation::rows), ("transpose", transpose::rows), ("image", image::rows)];
+    let families: [(&str, fn(&Context, Scale, &dyn Fn(&str) -> bool) -> Rows); 4] = [
+        ("foundation", foundation::rows),
+        ("transpose", transpose::rows),
+        ("image", image::rows),
+        ("sgemm", sgemm::rows),
+    ];
     let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
     let mut failed = 0;
     println!(

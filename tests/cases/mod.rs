@@ -5,6 +5,7 @@ use crate::common::Case;
 mod foundation;
 mod transpose;
 mod image;
+mod sgemm;
 
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
@@ -12,5 +13,6 @@ pub fn all() -> Vec<Case> {
     v.extend(foundation::cases());
     v.extend(transpose::cases());
     v.extend(image::cases());
+    v.extend(sgemm::cases());
     v
 }

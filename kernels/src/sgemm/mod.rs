@@ -4,9 +4,28 @@
 //! `C` is `(m, n)` with `ldc`. Every rung reads its operands through the
 //! layouts built by [`GemmParams`].
 
+pub mod index;
+mod k02_coalesced;
+mod k03_shared;
+mod k04_blocktile_1d;
+mod k05_blocktile_2d;
+mod k06_vectorized;
+mod k07_conflict_free;
+mod k08_double_buffered;
+mod k09_warptile;
 mod naive;
+pub mod tiled;
 
+pub use k02_coalesced::*;
+pub use k03_shared::*;
+pub use k04_blocktile_1d::*;
+pub use k05_blocktile_2d::*;
+pub use k06_vectorized::*;
+pub use k07_conflict_free::*;
+pub use k08_double_buffered::*;
+pub use k09_warptile::*;
 pub use naive::*;
+pub use tiled::Tiling;
 
 use crate::arch::{fma, Global};
 use crate::layout::Layout2;

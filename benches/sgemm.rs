@@ -1,0 +1,287 @@
+//! The SGEMM ladder table: every rung and configuration, GFLOP/s and % of
+//! cuBLAS SGEMM measured in the same run.
+//!
+//! `cargo bench --bench sgemm` (CUDA). For each shape: cuBLAS (if
+//! libcublas loads) and every rung run once and are checked against an
+//! f64 CPU reference on sampled rows (FAIL if the relative norm error is
+//! above 1e-5), then timed with CUDA events (median; repetitions adapt to
+//! ~0.3 s per configuration, at least 3).
+//!
+//! Environment:
+//! * `FERROTILE_BENCH_QUICK=1`: one shape (4096³).
+//! * `FERROTILE_AUTOTUNE=1`: time the float4 rungs and every warptile
+//!   configuration at the autotune shapes and print the Rust table
+//!   `AUTO_TABLE` for `host/src/gemm.rs`.
+//! * `FERROTILE_BENCH_SIZES=1024,4096x1024x8192`: shapes to run.
+//!
+//! * `FERROTILE_BENCH_EMULATOR=1`: run on the CPU emulator (smoke test of
+//!   the table; give small `FERROTILE_BENCH_SIZES`).
+//!
+//! Without a CUDA device it prints a note and exits 0.
+
+use std::time::Duration;
+
+use ferrotile::cublas::{Cublas, CUBLAS_MISSING};
+use ferrotile::gemm::{Gemm, GemmVariant};
+use ferrotile::reference::{self, GemmShape};
+use ferrotile::{Buffer, Context, Error, Result};
+
+const TOL: f64 = 1e-5;
+/// Rows of C checked against the f64 reference at each shape.
+const SAMPLE_ROWS: usize = 16;
+/// Target timing per configuration.
+const TARGET: Duration = Duration::from_millis(300);
+
+fn main() {
+    // FERROTILE_BENCH_EMULATOR=1 runs the table logic on the CPU emulator
+    // (use small FERROTILE_BENCH_SIZES): a smoke test without a GPU.
+    let ctx = if env_on("FERROTILE_BENCH_EMULATOR") { Ok(Context::emulator()) } else { Context::cuda(0) };
+    let ctx = match ctx {
+        Ok(c) => c,
+        Err(e) => {
+            println!("sgemm bench: no CUDA device ({e}); nothing to measure.");
+            return;
+        }
+    };
+    if let Err(e) = run(&ctx) {
+        println!("sgemm bench: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn env_on(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
+}
+
+fn parse_shape(s: &str) -> Option<(usize, usize, usize)> {
+    let v: Vec<usize> = s.split('x').map(|x| x.trim().parse().ok()).collect::<Option<_>>()?;
+    match v[..] {
+        [n] => Some((n, n, n)),
+        [m, n, k] => Some((m, n, k)),
+        _ => None,
+    }
+}
+
+fn run(ctx: &Context) -> Result<()> {
+    match ctx.device_info() {
+        Some(d) => println!(
+            "# SGEMM ladder — {} (sm_{}{}, {} SMs)",
+            d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count
+        ),
+        None => println!("# SGEMM ladder — CPU emulator (smoke test; times are not a GPU's)"),
+    }
+    let cublas = match Cublas::new(ctx) {
+        Ok(c) => Some(c),
+        Err(Error::Driver { op, detail }) if op == CUBLAS_MISSING => {
+            println!("note: cuBLAS not available ({detail}): no ceiling, % column empty");
+            None
+        }
+        Err(e) => {
+            println!("note: cuBLAS failed to initialise ({e}): no ceiling");
+            None
+        }
+    };
+    if env_on("FERROTILE_AUTOTUNE") {
+        return autotune(ctx, cublas.as_ref());
+    }
+    let shapes: Vec<(usize, usize, usize)> = if let Ok(s) = std::env::var("FERROTILE_BENCH_SIZES") {
+        s.split(',').filter_map(parse_shape).collect()
+    } else if env_on("FERROTILE_BENCH_QUICK") {
+        vec![(4096, 4096, 4096)]
+    } else {
+        vec![(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 1024, 8192), (1000, 1000, 1000)]
+    };
+    println!("\nα = 1, β = 0, row-major, packed; check: f64 reference on {SAMPLE_ROWS} sampled rows, tolerance {TOL:.0e}\n");
+    println!("| rung | kernel | m×n×k | time ms | GFLOP/s | % of cuBLAS | check |");
+    println!("| --- | --- | --- | ---: | ---: | ---: | --- |");
+    let mut best: Vec<(String, String, f64)> = Vec::new();
+    for (m, n, k) in shapes {
+        let (p, mut c) = Problem::new(ctx, m, n, k)?;
+        let size = format!("{m}×{n}×{k}");
+        let ceiling = match &cublas {
+            Some(cb) => {
+                let (t, check) = p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?;
+                println!("| ceiling | cuBLAS SGEMM | {size} | {:.3} | {:.0} | 100.0 | {check} |", ms(t), p.gflops(t));
+                Some(t)
+            }
+            None => None,
+        };
+        let mut top = (String::new(), 0.0f64);
+        for (i, v) in GemmVariant::all().into_iter().enumerate() {
+            let rung = rung_label(i, v);
+            if too_slow(v, m, n, k) {
+                println!("| {rung} | {} | {size} | — | — | — | skipped (minutes at this size) |", v.name());
+                continue;
+            }
+            if v.needs_float4() && (k % 4 != 0 || n % 4 != 0) {
+                println!("| {rung} | {} | {size} | — | — | — | n/a (float4 needs k, n multiples of 4) |", v.name());
+                continue;
+            }
+            let g = p.gemm.variant(v);
+            let (t, check) = p.measure(ctx, &mut c, |c| g.run(ctx, &p.a, &p.b, c))?;
+            let pct = ceiling.map_or("—".into(), |c| format!("{:.1}", 100.0 * c.as_secs_f64() / t.as_secs_f64()));
+            println!("| {rung} | {} | {size} | {:.3} | {:.0} | {pct} | {check} |", v.name(), ms(t), p.gflops(t));
+            if check == "ok" && p.gflops(t) > top.1 {
+                top = (v.name().into(), p.gflops(t));
+            }
+        }
+        let auto = p.gemm.resolved_variant()?;
+        let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
+        let pct = ceiling.map_or("—".into(), |c| format!("{:.1}", 100.0 * c.as_secs_f64() / t.as_secs_f64()));
+        println!("| auto | → {} | {size} | {:.3} | {:.0} | {pct} | {check} |", auto.name(), ms(t), p.gflops(t));
+        let cb = ceiling.map_or(f64::NAN, |c| p.gflops(c));
+        best.push((size, top.0, 100.0 * top.1 / cb));
+    }
+    println!("\n| m×n×k | best kernel | % of cuBLAS |");
+    println!("| --- | --- | ---: |");
+    for (size, name, pct) in best {
+        println!("| {size} | {name} | {} |", if pct.is_nan() { "—".into() } else { format!("{pct:.1}") });
+    }
+    Ok(())
+}
+
+fn rung_label(i: usize, v: GemmVariant) -> String {
+    match v {
+        GemmVariant::Padded => "7a".into(),
+        GemmVariant::Swizzled => "7b".into(),
+        GemmVariant::DoubleBuffered => "8".into(),
+        GemmVariant::Warptile(_) => "9".into(),
+        _ => format!("{}", i + 1),
+    }
+}
+
+/// The rungs without register tiling take seconds per call at the largest
+/// shapes (keeps the whole run near 90 s on an H100).
+fn too_slow(v: GemmVariant, m: usize, n: usize, k: usize) -> bool {
+    let flops = 2.0 * m as f64 * n as f64 * k as f64;
+    matches!(v, GemmVariant::Naive | GemmVariant::Coalesced | GemmVariant::Shared | GemmVariant::Blocktile1d) && flops > 2.0 * 4096f64.powi(3)
+}
+
+fn ms(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e3
+}
+
+/// One shape's buffers and its sampled reference.
+struct Problem {
+    gemm: Gemm,
+    shape: GemmShape,
+    a: Buffer<f32>,
+    b: Buffer<f32>,
+    rows: Vec<usize>,
+    want: Vec<f64>,
+}
+
+impl Problem {
+    /// The problem and its (NaN-filled) output buffer.
+    fn new(ctx: &Context, m: usize, n: usize, k: usize) -> Result<(Problem, Buffer<f32>)> {
+        let shape = GemmShape { m, n, k, lda: k, ldb: n, ldc: n };
+        let a = random(m * k, 11);
+        let b = random(k * n, 12);
+        // Sampled rows: first, last, and spread in between.
+        let mut rows: Vec<usize> = (0..SAMPLE_ROWS).map(|i| i * (m - 1) / (SAMPLE_ROWS - 1).max(1)).collect();
+        rows.dedup();
+        let mut want = Vec::with_capacity(rows.len() * n);
+        for &i in &rows {
+            let sub = GemmShape { m: 1, n, k, lda: k, ldb: n, ldc: n };
+            want.extend(reference::sgemm_f64(sub, 1.0, &a[i * k..(i + 1) * k], &b, 0.0, &vec![0.0; n]));
+        }
+        let p = Problem { gemm: Gemm::new(m, n, k), shape, a: ctx.upload(&a)?, b: ctx.upload(&b)?, rows, want };
+        Ok((p, ctx.alloc(m * n)?))
+    }
+
+    fn gflops(&self, t: Duration) -> f64 {
+        2.0 * self.shape.m as f64 * self.shape.n as f64 * self.shape.k as f64 / t.as_secs_f64() / 1e9
+    }
+
+    /// Runs `f` once on a NaN-poisoned C and checks the sampled rows, then
+    /// times it.
+    fn measure(&self, ctx: &Context, c: &mut Buffer<f32>, mut f: impl FnMut(&mut Buffer<f32>) -> Result<()>) -> Result<(Duration, String)> {
+        c.fill(f32::NAN)?;
+        let check = match f(c).and_then(|()| c.download()) {
+            Ok(got) => {
+                let n = self.shape.n;
+                let sampled: Vec<f32> = self.rows.iter().flat_map(|&i| got[i * n..(i + 1) * n].to_vec()).collect();
+                let e = reference::rel_norm_error(&sampled, &self.want);
+                if e <= TOL { "ok".to_string() } else { format!("FAIL (error {e:.2e})") }
+            }
+            Err(e) => return Ok((Duration::from_secs(3600), format!("FAIL ({e})"))),
+        };
+        let once = ctx.time(0, 1, || f(c))?;
+        let reps = ((TARGET.as_secs_f64() / once.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
+        let warmup = if once > TARGET { 0 } else { 2 };
+        let t = ctx.time(warmup, reps, || f(c))?;
+        Ok((t, check))
+    }
+}
+
+/// SplitMix64 values in [-1, 1), never zero.
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let x = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+            if x == 0.0 { 0.5 } else { x }
+        })
+        .collect()
+}
+
+fn rust_path(v: GemmVariant) -> String {
+    match v {
+        GemmVariant::Warptile(c) => format!("GemmVariant::Warptile(WarpConfig::{c:?})"),
+        v => format!("GemmVariant::{v:?}"),
+    }
+}
+
+/// Times every float4 rung and warptile configuration at the autotune
+/// shapes; prints each measurement and the `AUTO_TABLE` for
+/// `host/src/gemm.rs`.
+fn autotune(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
+    let shapes = [
+        (128, 128, 128),
+        (512, 512, 512),
+        (1024, 1024, 1024),
+        (2048, 2048, 2048),
+        (4096, 4096, 4096),
+        (8192, 8192, 8192),
+        (4096, 1024, 8192),
+        (1000, 1000, 1000),
+        (256, 4096, 4096),
+        (4096, 256, 4096),
+    ];
+    let candidates: Vec<GemmVariant> = GemmVariant::all().into_iter().filter(|v| v.needs_float4()).collect();
+    println!("\n| m×n×k | kernel | time ms | GFLOP/s | % of cuBLAS | check |");
+    println!("| --- | --- | ---: | ---: | ---: | --- |");
+    let mut table = Vec::new();
+    for (m, n, k) in shapes {
+        let (p, mut c) = Problem::new(ctx, m, n, k)?;
+        let ceiling = match cublas {
+            Some(cb) => Some(p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?.0),
+            None => None,
+        };
+        let mut best: Option<(Duration, GemmVariant)> = None;
+        for &v in &candidates {
+            let g = Gemm::new(m, n, k).variant(v);
+            let (t, check) = p.measure(ctx, &mut c, |c| g.run(ctx, &p.a, &p.b, c))?;
+            let pct = ceiling.map_or("—".into(), |c| format!("{:.1}", 100.0 * c.as_secs_f64() / t.as_secs_f64()));
+            println!("| {m}×{n}×{k} | {} | {:.3} | {:.0} | {pct} | {check} |", v.name(), ms(t), p.gflops(t));
+            if check == "ok" && best.is_none_or(|(bt, _)| t < bt) {
+                best = Some((t, v));
+            }
+        }
+        if let Some((_, v)) = best {
+            table.push((m, n, k, v));
+        }
+    }
+    println!("\n// Paste into host/src/gemm.rs (measured by FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm):");
+    println!("pub const AUTO_TABLE: &[AutoEntry] = &[");
+    for (m, n, k, v) in table {
+        println!("    AutoEntry {{ m: {m}, n: {n}, k: {k}, variant: {} }},", rust_path(v));
+    }
+    println!("];");
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! cuBLAS SGEMM, the ceiling of the SGEMM ladder, loaded at run time.
+//!
+//! `libcublas` is opened with `dlopen` by cudarc (dynamic loading): it is
+//! not a build or link dependency. When it cannot be found the functions
+//! here return [`Error::Driver`] with `op` = [`CUBLAS_MISSING`] instead of
+//! letting cudarc panic.
+//!
+//! cuBLAS is column-major. A row-major `(m, n)` matrix with leading
+//! dimension `ld` is the column-major `(n, m)` matrix `Xᵀ` with the same
+//! `ld`, so the row-major `C = α·A·B + β·C` is the column-major
+//! `Cᵀ = α·Bᵀ·Aᵀ + β·Cᵀ`: `cublasSgemm(N, N, n, m, k, α, B, ldb, A, lda, β,
+//! C, ldc)`.
+
+use std::sync::Arc;
+
+use cudarc::cublas::{result, sys, CudaBlas};
+
+use crate::backend::Inner;
+use crate::gemm::Gemm;
+use crate::{check, Buffer, Context, Error, Result};
+
+/// The `op` of the error returned when `libcublas` cannot be loaded.
+pub const CUBLAS_MISSING: &str = "loading libcublas (not found: install the CUDA toolkit's cuBLAS)";
+
+/// A cuBLAS handle bound to a context's stream; create once, call
+/// [`Cublas::sgemm`] many times (creating a handle costs milliseconds).
+pub struct Cublas {
+    blas: Arc<CudaBlas>,
+}
+
+impl std::fmt::Debug for Cublas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cublas")
+    }
+}
+
+impl Cublas {
+    /// A handle on `ctx`'s stream, with cuBLAS's default math mode (true
+    /// fp32 SGEMM: no TF32 tensor cores).
+    ///
+    /// Errors: [`Error::BadArgument`] `ctx` on the emulator;
+    /// [`Error::Driver`] with `op` = [`CUBLAS_MISSING`] when the library is
+    /// absent, or cuBLAS's message when it fails to initialise.
+    pub fn new(ctx: &Context) -> Result<Cublas> {
+        let Inner::Cuda(c) = &ctx.inner else {
+            return Err(Error::BadArgument { arg: "ctx", detail: "cuBLAS needs a CUDA context, not the emulator".into() });
+        };
+        // SAFETY: only probes whether the library can be opened.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::Driver { op: CUBLAS_MISSING, detail: "libcublas.so could not be opened".into() });
+        }
+        let blas = CudaBlas::new(c.stream.clone())
+            .map_err(|e| Error::Driver { op: "creating a cuBLAS handle", detail: e.to_string() })?;
+        // SAFETY: the handle is valid; the mode is a valid enumerator.
+        unsafe { sys::cublasSetMathMode(*blas.handle(), sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }
+            .result()
+            .map_err(|e| Error::Driver { op: "setting the cuBLAS math mode", detail: e.to_string() })?;
+        Ok(Cublas { blas: Arc::new(blas) })
+    }
+
+    /// `C = α·A·B + β·C` (row-major, with `g`'s shape, leading dimensions,
+    /// α and β; its variant is ignored), validated as [`Gemm::run`] does.
+    pub fn sgemm(&self, ctx: &Context, g: &Gemm, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+        let p = g.params()?;
+        let [la, lb, lc] = p.required_lens();
+        check::len_at_least("a", a, la)?;
+        check::len_at_least("b", b, lb)?;
+        check::len_at_least("c", c, lc)?;
+        check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
+        let int = |arg: &'static str, v: u32| -> Result<i32> {
+            i32::try_from(v).map_err(|_| Error::BadArgument { arg, detail: format!("{v} does not fit cuBLAS's int") })
+        };
+        let (m, n, k) = (int("m", p.m)?, int("n", p.n)?, int("k", p.k)?);
+        let (lda, ldb, ldc) = (int("lda", p.lda)?, int("ldb", p.ldb)?, int("ldc", p.ldc)?);
+        let op = sys::cublasOperation_t::CUBLAS_OP_N;
+        // SAFETY: the buffers hold the elements their layouts reach
+        // (checked above) and live on the handle's stream's context.
+        unsafe {
+            result::sgemm(
+                *self.blas.handle(),
+                op,
+                op,
+                n,
+                m,
+                k,
+                &p.alpha,
+                b.device_ptr() as *const f32,
+                ldb,
+                a.device_ptr() as *const f32,
+                lda,
+                &p.beta,
+                c.device_ptr() as *mut f32,
+                ldc,
+            )
+        }
+        .map_err(|e| Error::Launch { kernel: "cublasSgemm", detail: e.to_string() })
+    }
+}
+
+/// One cuBLAS SGEMM on `ctx` (creates a handle per call; use [`Cublas`]
+/// to time it). Errors as [`Cublas::new`] and [`Cublas::sgemm`].
+pub fn cublas_sgemm(ctx: &Context, g: &Gemm, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+    Cublas::new(ctx)?.sgemm(ctx, g, a, b, c)
+}
