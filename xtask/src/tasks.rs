@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{self, Result, fail};
+use crate::util::{self, Context, Result, fail};
 use crate::{ptx, ptxas};
 
 /// What the kernels build needs from the toolchain besides rustc.
@@ -95,18 +95,99 @@ pub fn test(args: &[String]) -> Result<()> {
         4,
         &format!("cargo test --workspace --release {}", extra.join(" ")).trim_end(),
     );
-    if let Err(e) = util::run(&mut cmd) {
-        eprintln!("error: {e}");
-        failed.push("cargo test");
-    }
+    let totals = match run_counting(&mut cmd) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            failed.push("cargo test");
+            TestTotals::default()
+        }
+    };
 
+    // The closing line: totals of every libtest binary (`skipped` are the
+    // `cuda::` tests on a machine without a GPU).
+    let closing = format!(
+        "tests: {} passed, {} failed, {} skipped",
+        totals.passed, totals.failed, totals.ignored
+    );
     if failed.is_empty() {
         println!("\nxtask test: all phases passed");
+        println!("{closing}");
         Ok(())
     } else {
+        println!("{closing}");
         fail(format!(
             "xtask test: failed phase(s): {}",
             failed.join(", ")
         ))
+    }
+}
+
+/// Sums of libtest's `test result:` lines.
+#[derive(Debug, Default, PartialEq)]
+struct TestTotals {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+impl TestTotals {
+    /// Adds one `test result: ok. 3 passed; 0 failed; 1 ignored; …` line.
+    fn add_line(&mut self, line: &str) {
+        let Some(rest) = line.trim().strip_prefix("test result: ") else {
+            return;
+        };
+        for part in rest.split(';') {
+            let mut words = part.split_whitespace().rev();
+            let (Some(what), Some(n)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let Ok(n) = n.parse::<u64>() else { continue };
+            match what {
+                "passed" => self.passed += n,
+                "failed" => self.failed += n,
+                "ignored" => self.ignored += n,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Runs `cmd` with its stdout passed through line by line and counted.
+fn run_counting(cmd: &mut std::process::Command) -> Result<TestTotals> {
+    use std::io::{BufRead, BufReader, Write};
+    println!("$ {}", util::show(cmd));
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context(|| "cannot start cargo test".to_string())?;
+    let mut totals = TestTotals::default();
+    if let Some(out) = child.stdout.take() {
+        let stdout = std::io::stdout();
+        for line in BufReader::new(out).lines() {
+            let line = line.context(|| "cannot read cargo test's output".to_string())?;
+            totals.add_line(&line);
+            let mut lock = stdout.lock();
+            let _ = writeln!(lock, "{line}");
+        }
+    }
+    let status = child.wait().context(|| "cargo test did not finish".to_string())?;
+    if !status.success() {
+        return fail(format!("cargo test failed ({status})"));
+    }
+    Ok(totals)
+}
+
+#[cfg(test)]
+mod totals_tests {
+    use super::TestTotals;
+
+    #[test]
+    fn sums_libtest_result_lines() {
+        let mut t = TestTotals::default();
+        t.add_line("test result: ok. 623 passed; 0 failed; 818 ignored; 0 measured; 0 filtered out; finished in 1.90s");
+        t.add_line("test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out");
+        t.add_line("running 5 tests");
+        assert_eq!(t, TestTotals { passed: 626, failed: 2, ignored: 818 });
     }
 }
