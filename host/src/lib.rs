@@ -19,7 +19,7 @@
 //! Every public function validates its arguments before it launches
 //! anything and returns [`Error::BadArgument`] / [`Error::LengthMismatch`]
 //! naming the argument. Results are checked in the tests against the CPU
-//! references in [`reference`].
+//! references in [`mod@reference`].
 
 mod backend;
 mod error;
