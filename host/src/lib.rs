@@ -4,7 +4,7 @@
 //! to PTX (committed under `host/ptx/`, embedded here) and, for the CPU
 //! emulator, to the host. This crate launches them:
 //!
-//! ```no_run
+//! ```
 //! use ferrotile::{Context, Result};
 //! # fn main() -> Result<()> {
 //! let ctx = Context::auto(); // CUDA when a device is there, else the emulator
@@ -20,6 +20,8 @@
 //! anything and returns [`Error::BadArgument`] / [`Error::LengthMismatch`]
 //! naming the argument. Results are checked in the tests against the CPU
 //! references in [`mod@reference`].
+
+#![warn(missing_docs)]
 
 mod backend;
 mod error;
