@@ -124,7 +124,7 @@ impl GemmVariant {
         GemmVariant::Padded,
         GemmVariant::Swizzled,
         GemmVariant::DoubleBuffered,
-        GemmVariant::Warptile(WarpConfig::B128x128x8W32x64),
+        GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2),
     ];
 
     /// Every concrete rung and every warptile configuration.
@@ -200,17 +200,19 @@ pub struct AutoEntry {
 /// What [`GemmVariant::Auto`] picks from: the entry nearest to the problem
 /// (distance: sum of |log2| ratios of m, n, k). Regenerate on a GPU with
 /// `FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm`, which prints this
-/// table. The values below are the untuned defaults (CUTLASS's SIMT
-/// shapes for large problems, smaller tiles where 128 × 128 tiles would
-/// leave SMs idle).
+/// table. Measured on an NVIDIA H200 (driver 580.159.04, 2026-11-22): the
+/// fastest float4 rung or configuration at each shape.
 pub const AUTO_TABLE: &[AutoEntry] = &[
     AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B128x64x16W64x32) },
-    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
-    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
-    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
-    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
+    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
+    AutoEntry { m: 256, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 4096, n: 256, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
 ];
 
 /// The rung `table` holds for the entry nearest to `(m, n, k)`; the
@@ -419,7 +421,7 @@ mod tests {
 
     #[test]
     fn auto_picks_the_nearest_entry_and_falls_back_without_float4() {
-        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x64));
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2));
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
         assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
         let g = Gemm::new(64, 64, 64).lda(65);
