@@ -13,6 +13,8 @@
 //!   configuration at the autotune shapes and print the Rust table
 //!   `AUTO_TABLE` for `host/src/gemm.rs`.
 //! * `FERROTILE_BENCH_SIZES=1024,4096x1024x8192`: shapes to run.
+//! * `FERROTILE_BENCH_ONLY=warptile,double`: only the kernels whose name
+//!   contains one of these words (cuBLAS always runs; also in autotune mode).
 //!
 //! * `FERROTILE_BENCH_EMULATOR=1`: run on the CPU emulator (smoke test of
 //!   the table; give small `FERROTILE_BENCH_SIZES`).
@@ -21,7 +23,7 @@
 
 use std::time::Duration;
 
-use ferrotile::cublas::{Cublas, CUBLAS_MISSING};
+use ferrotile::cublas::{Cublas, CUBLAS};
 use ferrotile::gemm::{Gemm, GemmVariant};
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Buffer, Context, Error, Result};
@@ -49,6 +51,14 @@ fn main() {
     }
 }
 
+/// Whether `FERROTILE_BENCH_ONLY` (comma-separated words) selects `v`.
+fn selected(v: GemmVariant) -> bool {
+    match std::env::var("FERROTILE_BENCH_ONLY") {
+        Ok(words) => words.split(',').any(|w| !w.trim().is_empty() && v.name().contains(w.trim())),
+        Err(_) => true,
+    }
+}
+
 fn env_on(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| v == "1")
 }
@@ -72,7 +82,7 @@ fn run(ctx: &Context) -> Result<()> {
     }
     let cublas = match Cublas::new(ctx) {
         Ok(c) => Some(c),
-        Err(Error::Driver { op, detail }) if op == CUBLAS_MISSING => {
+        Err(Error::LibraryMissing { library, detail }) if library == CUBLAS => {
             println!("note: cuBLAS not available ({detail}): no ceiling, % column empty");
             None
         }
@@ -108,6 +118,9 @@ fn run(ctx: &Context) -> Result<()> {
         };
         let mut top = (String::new(), 0.0f64);
         for (i, v) in GemmVariant::all().into_iter().enumerate() {
+            if !selected(v) {
+                continue;
+            }
             let rung = rung_label(i, v);
             if too_slow(v, m, n, k) {
                 println!("| {rung} | {} | {size} | — | — | — | skipped (minutes at this size) |", v.name());
@@ -253,7 +266,7 @@ fn autotune(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         (256, 4096, 4096),
         (4096, 256, 4096),
     ];
-    let candidates: Vec<GemmVariant> = GemmVariant::all().into_iter().filter(|v| v.needs_float4()).collect();
+    let candidates: Vec<GemmVariant> = GemmVariant::all().into_iter().filter(|&v| v.needs_float4() && selected(v)).collect();
     println!("\n| m×n×k | kernel | time ms | GFLOP/s | % of cuBLAS | check |");
     println!("| --- | --- | ---: | ---: | ---: | --- |");
     let mut table = Vec::new();

@@ -2,8 +2,8 @@
 //!
 //! `libcublas` is opened with `dlopen` by cudarc (dynamic loading): it is
 //! not a build or link dependency. When it cannot be found the functions
-//! here return [`Error::Driver`] with `op` = [`CUBLAS_MISSING`] instead of
-//! letting cudarc panic.
+//! here return [`Error::LibraryMissing`] with `library` = [`CUBLAS`]
+//! instead of letting cudarc panic.
 //!
 //! cuBLAS is column-major. A row-major `(m, n)` matrix with leading
 //! dimension `ld` is the column-major `(n, m)` matrix `Xᵀ` with the same
@@ -19,8 +19,9 @@ use crate::backend::Inner;
 use crate::gemm::Gemm;
 use crate::{check, Buffer, Context, Error, Result};
 
-/// The `op` of the error returned when `libcublas` cannot be loaded.
-pub const CUBLAS_MISSING: &str = "loading libcublas (not found: install the CUDA toolkit's cuBLAS)";
+/// The `library` of the [`Error::LibraryMissing`] returned when `libcublas`
+/// cannot be loaded.
+pub const CUBLAS: &str = "cuBLAS";
 
 /// A cuBLAS handle bound to a context's stream; create once, call
 /// [`Cublas::sgemm`] many times (creating a handle costs milliseconds).
@@ -39,15 +40,19 @@ impl Cublas {
     /// fp32 SGEMM: no TF32 tensor cores).
     ///
     /// Errors: [`Error::BadArgument`] `ctx` on the emulator;
-    /// [`Error::Driver`] with `op` = [`CUBLAS_MISSING`] when the library is
-    /// absent, or cuBLAS's message when it fails to initialise.
+    /// [`Error::LibraryMissing`] (`library` = [`CUBLAS`]) when the library
+    /// is absent; [`Error::Driver`] with cuBLAS's message when it fails to
+    /// initialise.
     pub fn new(ctx: &Context) -> Result<Cublas> {
         let Inner::Cuda(c) = &ctx.inner else {
             return Err(Error::BadArgument { arg: "ctx", detail: "cuBLAS needs a CUDA context, not the emulator".into() });
         };
         // SAFETY: only probes whether the library can be opened.
         if !unsafe { sys::is_culib_present() } {
-            return Err(Error::Driver { op: CUBLAS_MISSING, detail: "libcublas.so could not be opened".into() });
+            return Err(Error::LibraryMissing {
+                library: CUBLAS,
+                detail: "libcublas.so could not be opened (install the CUDA toolkit's cuBLAS, or add its directory to LD_LIBRARY_PATH)".into(),
+            });
         }
         let blas = CudaBlas::new(c.stream.clone())
             .map_err(|e| Error::Driver { op: "creating a cuBLAS handle", detail: e.to_string() })?;

@@ -13,6 +13,14 @@ pub enum Error {
     NoDriver,
     /// The driver is there but reports no CUDA device.
     NoDevice,
+    /// An optional runtime library (e.g. `libcublas`) could not be loaded;
+    /// the rest of ferrotile works without it.
+    LibraryMissing {
+        /// The library (`"cuBLAS"`).
+        library: &'static str,
+        /// What was tried and how to install it.
+        detail: String,
+    },
     /// A driver call failed.
     Driver {
         /// What was being done.
@@ -73,6 +81,7 @@ impl fmt::Display for Error {
                 "no CUDA driver: libcuda.so.1 could not be loaded (install the NVIDIA driver, or use the emulator backend)"
             ),
             Error::NoDevice => write!(f, "the CUDA driver reports no device"),
+            Error::LibraryMissing { library, detail } => write!(f, "{library} is not available: {detail}"),
             Error::Driver { op, detail } => write!(f, "CUDA driver error while {op}: {detail}"),
             Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
             Error::Launch { kernel, detail } => write!(f, "kernel `{kernel}` failed: {detail}"),
@@ -87,3 +96,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_missing_names_the_library() {
+        let e = Error::LibraryMissing { library: "cuBLAS", detail: "libcublas.so could not be opened".into() };
+        assert_eq!(e.to_string(), "cuBLAS is not available: libcublas.so could not be opened");
+    }
+}

@@ -37,6 +37,14 @@ pub enum WarpConfig {
     B128x64x16W64x32,
     /// 64 × 64 × 16, warp 32 × 32 (128 threads).
     B64x64x16W32x32,
+    /// 128 × 128 × 8, warp 32 × 64, launch bounds: 2 blocks per SM.
+    B128x128x8W32x64Lb2,
+    /// 256 × 128 × 8, warp 64 × 64 (16 × 8 per thread).
+    B256x128x8W64x64,
+    /// 128 × 64 × 8, warp 64 × 32 (128 threads), launch bounds: 3 blocks per SM.
+    B128x64x8W64x32Lb3,
+    /// 64 × 128 × 16, warp 32 × 64 (128 threads), launch bounds: 3 blocks per SM.
+    B64x128x16W32x64Lb3,
 }
 
 impl WarpConfig {
@@ -49,6 +57,10 @@ impl WarpConfig {
         WarpConfig::B128x256x8W64x64,
         WarpConfig::B128x64x16W64x32,
         WarpConfig::B64x64x16W32x32,
+        WarpConfig::B128x128x8W32x64Lb2,
+        WarpConfig::B256x128x8W64x64,
+        WarpConfig::B128x64x8W64x32Lb3,
+        WarpConfig::B64x128x16W32x64Lb3,
     ];
 
     /// The tiling (shared with the kernels).
@@ -62,6 +74,10 @@ impl WarpConfig {
             WarpConfig::B128x256x8W64x64 => WT_128X256X8_W64X64,
             WarpConfig::B128x64x16W64x32 => WT_128X64X16_W64X32,
             WarpConfig::B64x64x16W32x32 => WT_64X64X16_W32X32,
+            WarpConfig::B128x128x8W32x64Lb2 => WT_128X128X8_W32X64_IL,
+            WarpConfig::B128x64x8W64x32Lb3 => WT_128X64X8_W64X32,
+            WarpConfig::B64x128x16W32x64Lb3 => WT_64X128X16_W32X64,
+            WarpConfig::B256x128x8W64x64 => WT_256X128X8_W64X64,
         }
     }
 }
@@ -108,7 +124,7 @@ impl GemmVariant {
         GemmVariant::Padded,
         GemmVariant::Swizzled,
         GemmVariant::DoubleBuffered,
-        GemmVariant::Warptile(WarpConfig::B128x128x8W32x64),
+        GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2),
     ];
 
     /// Every concrete rung and every warptile configuration.
@@ -139,6 +155,10 @@ impl GemmVariant {
                 WarpConfig::B128x256x8W64x64 => "sgemm_warptile_128x256x8_w64x64",
                 WarpConfig::B128x64x16W64x32 => "sgemm_warptile_128x64x16_w64x32",
                 WarpConfig::B64x64x16W32x32 => "sgemm_warptile_64x64x16_w32x32",
+                WarpConfig::B128x128x8W32x64Lb2 => "sgemm_warptile_128x128x8_w32x64_lb2",
+                WarpConfig::B256x128x8W64x64 => "sgemm_warptile_256x128x8_w64x64",
+                WarpConfig::B128x64x8W64x32Lb3 => "sgemm_warptile_128x64x8_w64x32_lb3",
+                WarpConfig::B64x128x16W32x64Lb3 => "sgemm_warptile_64x128x16_w32x64_lb3",
             },
         }
     }
@@ -180,17 +200,19 @@ pub struct AutoEntry {
 /// What [`GemmVariant::Auto`] picks from: the entry nearest to the problem
 /// (distance: sum of |log2| ratios of m, n, k). Regenerate on a GPU with
 /// `FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm`, which prints this
-/// table. The values below are the untuned defaults (CUTLASS's SIMT
-/// shapes for large problems, smaller tiles where 128 × 128 tiles would
-/// leave SMs idle).
+/// table. Measured on an NVIDIA H200 (driver 580.159.04, 2026-11-22): the
+/// fastest float4 rung or configuration at each shape.
 pub const AUTO_TABLE: &[AutoEntry] = &[
     AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B128x64x16W64x32) },
-    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
-    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
-    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
-    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64) },
+    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2) },
+    AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
+    AutoEntry { m: 256, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 4096, n: 256, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
 ];
 
 /// The rung `table` holds for the entry nearest to `(m, n, k)`; the
@@ -358,6 +380,10 @@ fn launch_variant(ctx: &Context, v: GemmVariant, p: &GemmParams, a: &Buffer<f32>
                 WarpConfig::B128x256x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x256x8_w64x64, cfg, p, a, b, c),
                 WarpConfig::B128x64x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x16_w64x32, cfg, p, a, b, c),
                 WarpConfig::B64x64x16W32x32 => launch!(ctx, k::sgemm::sgemm_warptile_64x64x16_w32x32, cfg, p, a, b, c),
+                WarpConfig::B128x128x8W32x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64_lb2, cfg, p, a, b, c),
+                WarpConfig::B256x128x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_256x128x8_w64x64, cfg, p, a, b, c),
+                WarpConfig::B128x64x8W64x32Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x8_w64x32_lb3, cfg, p, a, b, c),
+                WarpConfig::B64x128x16W32x64Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_64x128x16_w32x64_lb3, cfg, p, a, b, c),
             }
         }
     }
@@ -382,8 +408,20 @@ mod tests {
     }
 
     #[test]
+    fn launch_bounds_match_the_launched_block_size() {
+        for b in k::launch::LAUNCH_BOUNDS {
+            let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
+            let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
+            let t = v.tiling().expect("bounded kernels are float4 rungs");
+            assert_eq!(t.threads() as u32, b.max_threads, "{}", b.kernel);
+            // The bounds must leave room for the shared memory too.
+            assert!(t.shared_bytes() * b.min_blocks_per_sm <= 227 * 1024, "{}", b.kernel);
+        }
+    }
+
+    #[test]
     fn auto_picks_the_nearest_entry_and_falls_back_without_float4() {
-        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x64));
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2));
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
         assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
         let g = Gemm::new(64, 64, 64).lda(65);

@@ -48,3 +48,63 @@ impl LaunchConfig {
 pub const MAX_GRID_YZ: u32 = 65_535;
 /// Largest grid extent in x.
 pub const MAX_GRID_X: u32 = i32::MAX as u32;
+
+/// PTX performance directives for one kernel: `.maxntid max_threads, 1, 1`
+/// and `.minnctapersm min_blocks_per_sm`, what CUDA C++ writes as
+/// `__launch_bounds__(max_threads, min_blocks_per_sm)`.
+///
+/// Rust has no attribute for this, so the PTX linker (`xtask`, which
+/// depends on this crate) reads [`LAUNCH_BOUNDS`] and writes the two
+/// directives between each listed entry's parameter list and its body.
+/// `ptxas` then caps the kernel's registers at
+/// `65536 / (min_blocks_per_sm · max_threads)` (rounded down to its
+/// allocation unit) so that `min_blocks_per_sm` blocks fit on one SM, and
+/// the driver refuses launches with more than `max_threads` threads per
+/// block. Take `max_threads` from the same constant the host launcher takes
+/// its block size from (e.g. [`crate::sgemm::Tiling::threads`]), and list a
+/// kernel only if `cargo xtask ptxas-report` shows no spills under the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// The kernel (PTX `.entry`) name.
+    pub kernel: &'static str,
+    /// Threads per block the kernel is launched with (`.maxntid`, 1D).
+    pub max_threads: u32,
+    /// Blocks that must fit on one SM at once (`.minnctapersm`).
+    pub min_blocks_per_sm: u32,
+}
+
+impl LaunchBounds {
+    /// The register cap these bounds imply on a GPU with 64 Ki registers
+    /// per SM (every target since sm_50), before ptxas rounds it down to
+    /// its allocation granularity (8 registers per thread).
+    pub const fn register_cap(&self) -> u32 {
+        let cap = 65_536 / (self.max_threads * self.min_blocks_per_sm);
+        if cap >= 255 { 255 } else { cap / 8 * 8 }
+    }
+}
+
+/// Every kernel with launch bounds (read by the PTX linker in `xtask`).
+pub const LAUNCH_BOUNDS: &[LaunchBounds] = crate::sgemm::LAUNCH_BOUNDS;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_cap_follows_the_bounds() {
+        let b = |max_threads, min_blocks_per_sm| LaunchBounds { kernel: "k", max_threads, min_blocks_per_sm };
+        assert_eq!(b(256, 2).register_cap(), 128);
+        assert_eq!(b(128, 3).register_cap(), 168);
+        assert_eq!(b(256, 1).register_cap(), 255);
+    }
+
+    #[test]
+    fn launch_bounds_are_unique_and_fit_an_sm() {
+        for (i, b) in LAUNCH_BOUNDS.iter().enumerate() {
+            assert!(LAUNCH_BOUNDS[..i].iter().all(|o| o.kernel != b.kernel), "{} twice", b.kernel);
+            assert!(b.max_threads % 32 == 0 && b.max_threads <= 1024, "{b:?}");
+            assert!(b.max_threads * b.min_blocks_per_sm <= 2048, "{b:?}: more threads than an SM holds");
+            assert!(b.register_cap() >= 64, "{b:?}: too few registers for a register-tiled kernel");
+        }
+    }
+}

@@ -121,7 +121,7 @@ pub fn cases() -> Vec<Case> {
 /// absent (the benchmark then runs without its ceiling).
 fn cublas_or_skip(ctx: &Context, s: GemmShape, beta: f32) -> Result<(), String> {
     match Cublas::new(ctx) {
-        Err(Error::Driver { op, .. }) if op == ferrotile::cublas::CUBLAS_MISSING => {
+        Err(Error::LibraryMissing { library, .. }) if library == ferrotile::cublas::CUBLAS => {
             eprintln!("note: libcublas not found; cuBLAS case not checked");
             Ok(())
         }

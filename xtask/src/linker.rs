@@ -21,8 +21,11 @@
 //! 3. `opt`: internalize everything but the exported kernels, drop the
 //!    rest, `default<O3>` with the unroll threshold of [`UNROLL_THRESHOLD`],
 //!    strip debug info (the PTX must not depend on where the repo lives);
-//! 4. `llc -mcpu=<target-cpu>` to PTX, written to a temporary name and then
-//!    renamed, so a failed link leaves no PTX behind.
+//! 4. `llc -mcpu=<target-cpu>` to PTX;
+//! 5. launch bounds (`.maxntid`, `.minnctapersm`) added to the kernels listed
+//!    in `ferrotile_kernels::launch::LAUNCH_BOUNDS` (see `directives.rs`);
+//!    written to a temporary name and then renamed, so a failed link leaves
+//!    no PTX behind.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -350,6 +353,11 @@ fn link_ptx(link: &LinkArgs) -> Result<()> {
             .arg("-o")
             .arg(&tmp_ptx),
     )?;
+    // 5. Launch bounds.
+    let text = util::read(&tmp_ptx)?;
+    let text = String::from_utf8(text).map_err(|_| util::Error("llc wrote PTX that is not UTF-8".into()))?;
+    let text = crate::directives::apply(&text, ferrotile_kernels::launch::LAUNCH_BOUNDS)?;
+    util::write(&tmp_ptx, text.as_bytes())?;
     std::fs::rename(&tmp_ptx, output)
         .context(|| format!("cannot move {} to {}", tmp_ptx.display(), output.display()))?;
     if std::env::var_os(KEEP_ENV).is_none() {

@@ -6,6 +6,7 @@
 
 mod ar;
 mod bundle;
+mod directives;
 mod json;
 mod linker;
 mod ptx;

@@ -11,6 +11,10 @@
 //! | 8 double-buffered | swizzled / swizzled | 2 | 0 |
 //! | 9 warptiled | swizzled / plain | 2 | warp tile |
 //!
+//! Rung 9 also sets `interior_loop`: interior blocks run their full `k`
+//! tiles in a loop of their own whose loads carry no predicate at all
+//! (rungs 6–8 decide "full tile or not" once per tile inside one loop).
+//!
 //! Every thread → coordinate map comes from [`super::index`].
 //!
 //! * Global → registers: the `A` tile `(BM, BK)` and the `B` tile `(BK, BN)`
@@ -67,6 +71,13 @@ pub struct Tiling {
     pub b_smem: usize,
     /// Shared-memory stages (1, or 2 for the double-buffered main loop).
     pub stages: usize,
+    /// Two main loops (needs `stages = 2`): interior blocks first run
+    /// every `k` tile whose successor lies wholly inside `A` and `B` in a
+    /// loop with unpredicated loads and no per-tile bounds arithmetic, then
+    /// the rest (the `k` tail; all tiles of edge blocks) in the predicated
+    /// loop. Fewer instructions and registers in the hot loop, two copies
+    /// of it in the code.
+    pub interior_loop: bool,
 }
 
 impl Tiling {
@@ -124,6 +135,12 @@ impl Tiling {
         let step = if self.wm == 0 { 4 } else { self.warp_tiling().ln() * 4 };
         Layout2 { rows: self.tn / 4, cols: 4, row_stride: step, col_stride: 1 }
     }
+    /// Launch bounds for the kernel `name` running this tiling:
+    /// `.maxntid` = [`Tiling::threads`] (the block size the host launches
+    /// with), `.minnctapersm` = `min_blocks_per_sm`.
+    pub const fn bounds(&self, name: &'static str, min_blocks_per_sm: u32) -> crate::launch::LaunchBounds {
+        crate::launch::LaunchBounds { kernel: name, max_threads: self.threads() as u32, min_blocks_per_sm }
+    }
     /// Grid and shared memory for `p`.
     pub const fn config(&self, p: &GemmParams) -> LaunchConfig {
         tiled_config(p, self.bm, self.bn, self.threads() as u32).with_shared(self.shared_bytes())
@@ -138,6 +155,7 @@ impl Tiling {
             && self.tm % 4 == 0
             && self.tn % 4 == 0
             && matches!(self.stages, 1 | 2)
+            && (!self.interior_loop || self.stages == 2)
             && t >= 32
             && t <= 1024
             && t % 32 == 0;
@@ -271,13 +289,14 @@ pub(super) unsafe fn body<
     const AS: usize,
     const BS: usize,
     const ST: usize,
+    const IL: bool,
 >(
     p: GemmParams,
     a: Global<f32>,
     b: Global<f32>,
     c: Global<f32>,
 ) {
-    let cfg = Tiling { bm: BM, bn: BN, bk: BK, tm: TM, tn: TN, wm: WM, wn: WN, a_smem: AS, b_smem: BS, stages: ST };
+    let cfg = Tiling { bm: BM, bn: BN, bk: BK, tm: TM, tn: TN, wm: WM, wn: WN, a_smem: AS, b_smem: BS, stages: ST, interior_loop: IL };
     let t = thread_idx_x() as usize;
     let (m0, n0) = block_origin(block_idx_x(), block_idx_y(), BM, BN);
     let interior = tile_is_interior(&p, m0, n0, BM, BN);
@@ -309,7 +328,17 @@ pub(super) unsafe fn body<
             load_b(&cfg, &p, b, t, (0, n0), full, &mut rb);
             store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
             sync_threads();
-            for kt in 0..ktiles {
+            let mut kt = 0;
+            if IL && interior {
+                // Tiles 1..k/BK are full: no predicate, no bounds math.
+                let full_tiles = k / BK;
+                let st = Stages { sa0, sb0, stage };
+                while kt + 1 < full_tiles {
+                    fast_step::<BK, TM, TN>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, (kt % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    kt += 1;
+                }
+            }
+            while kt < ktiles {
                 let cur = (kt % 2) * stage;
                 let next = kt + 1 < ktiles;
                 if next {
@@ -325,9 +354,46 @@ pub(super) unsafe fn body<
                     store_tiles(&cfg, sa0.offset(stage - cur), sb0.offset(stage - cur), t, &ra, &rb);
                 }
                 sync_threads();
+                kt += 1;
             }
         }
         epilogue::<TM, TN>(&cfg, &p, c, (m0 + origin.0, n0 + origin.1), interior, &acc);
+    }
+}
+
+/// The two shared stages: `A` of stage 0 at `sa0`, `B` at `sb0`, stage 1
+/// `stage` floats further.
+struct Stages {
+    sa0: Shared<f32>,
+    sb0: Shared<f32>,
+    stage: usize,
+}
+
+/// One tile of the interior loop: prefetch tile `kt + 1` (unpredicated),
+/// compute tile `kt` from the stage at offset `cur`, store the prefetch
+/// into the other stage, barrier.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize>(
+    cfg: &Tiling,
+    p: &GemmParams,
+    (a, b): (Global<f32>, Global<f32>),
+    t: usize,
+    (m0, n0): (usize, usize),
+    origin: (usize, usize),
+    st: &Stages,
+    kt: usize,
+    cur: usize,
+    acc: &mut [[f32; TN]; TM],
+    (ra, rb): (&mut [f32x4; MAX_PASSES], &mut [f32x4; MAX_PASSES]),
+) {
+    let k0 = (kt + 1) * BK;
+    unsafe {
+        load_a(cfg, p, a, t, (m0, k0), true, ra);
+        load_b(cfg, p, b, t, (k0, n0), true, rb);
+        compute::<BK, TM, TN>(cfg, st.sa0.offset(cur), st.sb0.offset(cur), origin, acc);
+        store_tiles(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
+        sync_threads();
     }
 }
 
@@ -380,6 +446,7 @@ macro_rules! tiled_kernel {
                 $crate::sgemm::tiled::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.tm }, { $cfg.tn },
                     { $cfg.wm }, { $cfg.wn }, { $cfg.a_smem }, { $cfg.b_smem }, { $cfg.stages },
+                    { $cfg.interior_loop },
                 >(p, a, b, c)
             }
         }
