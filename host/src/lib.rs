@@ -31,6 +31,7 @@ pub mod cublas;
 pub mod gemm;
 pub mod image;
 pub mod reference;
+pub mod testing;
 pub mod transpose;
 mod vec_add;
 

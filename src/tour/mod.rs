@@ -131,21 +131,7 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
     }
 }
 
-/// SplitMix64 inputs for the tour (random, never zero).
-pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let x = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
-            if x == 0.0 { 0.5 } else { x }
-        })
-        .collect()
-}
+pub use ferrotile::testing::random_f32;
 
 /// Largest |got − want| / max(|want|, 1e-6): 0 for exact kernels, `inf`
 /// when an element is NaN (unwritten poison).

@@ -25,35 +25,8 @@ impl Case {
     }
 }
 
-/// SplitMix64: small, seeded, good enough for test data.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1), never exactly zero.
-    pub fn f32(&mut self) -> f32 {
-        let x = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
-        if x == 0.0 { 0.5 } else { x }
-    }
-    pub fn u8(&mut self) -> u8 {
-        (self.next_u64() >> 56) as u8
-    }
-    pub fn f32s(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-    pub fn u8s(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.u8()).collect()
-    }
-}
+/// Seeded test data (SplitMix64, never zero floats).
+pub type Rng = ferrotile::testing::SplitMix64;
 
 /// Seed from the case name, so every case draws its own inputs.
 pub fn seed(name: &str) -> u64 {
