@@ -206,7 +206,17 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
             // against a sweep, to check the default's choice.
             if strip_sweep() && BlurVariant::Sliding.supports(w, c, r) {
                 let default = image::sliding_strip_rows(ctx, w, h, c);
-                for strip in [2u32, 4, 8, 16, 32, 64, 128] {
+                for prefetch in [2u32, 4] {
+                    out.buffer_mut().fill(0xAB)?;
+                    if image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch).is_err() {
+                        continue;
+                    }
+                    let ok = out.download()?.data() == want.data();
+                    let t = measure(ctx, || image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch))?;
+                    let name = format!("blur_slide_{}_r{r} {prefetch} rows ahead (strip {default})", if c == 1 { "gray" } else { "rgb" });
+                    table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
+                }
+                for strip in [2u32, 4, 8, 16, 32, 64] {
                     if strip == default || strip as usize > h {
                         continue;
                     }

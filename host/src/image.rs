@@ -321,6 +321,41 @@ pub fn blur_sliding(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, rad
     blur_checked(ctx, BlurVariant::Sliding, src, dst, radius, Some(strip_rows))
 }
 
+/// The sliding rung with `prefetch` rows loaded ahead instead of
+/// [`ix::slide_prefetch`]: an experiment for the benchmark (the other depth
+/// of 2 and 4 for gray at radius 1–3 and RGB at radius 1 and 3; `None`
+/// for the default kernel).
+#[doc(hidden)]
+pub fn blur_sliding_prefetch(
+    ctx: &Context,
+    src: &DeviceImage,
+    dst: &mut DeviceImage,
+    radius: u32,
+    strip_rows: u32,
+    prefetch: u32,
+) -> Result<()> {
+    use k::image::prefetch as kp;
+    if strip_rows == 0 || !BlurVariant::Sliding.supports(src.width, src.channels, radius) {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
+    }
+    if !src.same_shape_as(dst) || src.channels != dst.channels {
+        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    let p = src.params(radius);
+    let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
+    let cfg = ix::blur_slide_config(sp, p.channels, radius);
+    let (input, output) = (&src.data, &mut dst.data);
+    match (src.channels, radius, prefetch) {
+        (1, 1, 2) => launch!(ctx, kp::blur_slide_gray_r1_p2, cfg, input, output, sp),
+        (1, 2, 2) => launch!(ctx, kp::blur_slide_gray_r2_p2, cfg, input, output, sp),
+        (1, 3, 4) => launch!(ctx, kp::blur_slide_gray_r3_p4, cfg, input, output, sp),
+        (3, 1, 2) => launch!(ctx, kp::blur_slide_rgb_r1_p2, cfg, input, output, sp),
+        (3, 3, 4) => launch!(ctx, kp::blur_slide_rgb_r3_p4, cfg, input, output, sp),
+        _ => Err(Error::BadArgument { arg: "prefetch", detail: format!("no kernel for {prefetch} rows ahead") }),
+    }
+}
+
 /// The default strip height of the sliding rung for `width × height ×
 /// channels` on `ctx` (about [`ix::slide_target_threads`] threads).
 pub fn sliding_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize) -> u32 {

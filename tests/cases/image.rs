@@ -175,6 +175,16 @@ pub fn cases() -> Vec<Case> {
             }
         }
     }
+    // The prefetch-depth experiments of the benchmark.
+    for (c, r, d) in [(1usize, 1u32, 2u32), (1, 2, 2), (1, 3, 4), (3, 1, 2), (3, 3, 4)] {
+        v.push(Case::new(format!("image::blur::blur_slide_prefetch{d}::c{c}::r{r}::48x21"), move |ctx| {
+            let img = random_image(48, 21, c, "blur_slide_prefetch");
+            let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+            let mut dst = poisoned_image(ctx, 48, 21, c, 0xAB)?;
+            image::blur_sliding_prefetch(ctx, &src, &mut dst, r, 5, d).map_err(|e| e.to_string())?;
+            exact("blur", dst.download().map_err(|e| e.to_string())?.data(), cpu::blur(&img, r).data())
+        }));
+    }
     for (w, h, c, r) in [(160, 67, 1, 2), (48, 20, 3, 3), (62, 76, 3, 1), (13, 7, 1, 0), (31, 33, 1, 5)] {
         v.push(Case::new(format!("image::blur::default::c{c}::r{r}::{w}x{h}"), move |ctx| blur_default(ctx, w, h, c, r)));
     }
