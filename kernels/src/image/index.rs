@@ -322,10 +322,12 @@ pub const SLIDE_CHUNK: u32 = 16;
 pub const SLIDE_THREADS: u32 = 128;
 /// Rows a sliding-blur thread of `channels` at radius `r` loads ahead of
 /// the row it sums (registers: loads in flight per thread). Measured on an
-/// H200 at 8192² (same run): gray radius 1 gained 3.5 points of copy from
-/// 2 to 4 rows ahead, radius 3 lost 2.4 (more registers, fewer warps, and
-/// its longer horizontal sum already covers more latency per row); RGB
-/// likewise. 3 rows take as many registers as 4 (4 blocks of 128 per SM).
+/// H200 at 8192² (one run, % of copy): gray radius 1 81.4 with 4 rows
+/// against 76.9 with 2, radius 2 74.2 against 72.1, radius 3 69.3 with 4
+/// against 74.2 with 2 (more registers, 4 blocks of 128 per SM instead of
+/// 5, and its longer horizontal sum already covers more latency per row);
+/// RGB radius 1 79.5 (4) against 76.9 (2), radius 3 44.4 (4) against 54.1
+/// (2). 3 rows take as many registers as 4.
 pub const fn slide_prefetch(channels: u32, r: u32) -> u32 {
     let _ = channels;
     match r {
@@ -347,12 +349,14 @@ pub const SLIDE_MAX_WORDS: usize = 10;
 /// Strip heights the default launch chooses from.
 pub const SLIDE_STRIP_RANGE: [u32; 2] = [2, 16];
 /// Fewest threads a default launch aims for on a device of `sm_count`
-/// multiprocessors: eight warps per SM. Tall strips cost fewer halo rows
-/// (`2r` extra rows per strip), short ones give more threads; measured on
-/// an H200, 8–64 rows were within 3% of each other at 8192², and small
-/// images (1920 × 1080) wanted 2–8 rows.
+/// multiprocessors: sixteen warps per SM. Tall strips cost fewer halo rows
+/// (`2r` extra rows per strip), short ones give more threads. Measured on
+/// an H200 (final kernels, one run): at 8192² 16 rows were best or within
+/// 3 points of the best for gray and RGB at radius 1 and 3 (2–4 rows lost
+/// 10–30 points); at 1920 × 1080 gray wanted 2 rows and RGB 4 (RGB radius
+/// 1: 93% of copy at 4 rows, 85% at 8).
 pub const fn slide_target_threads(sm_count: u32) -> u32 {
-    sm_count.saturating_mul(256)
+    sm_count.saturating_mul(512)
 }
 
 /// Halo words on each side of a thread's chunk: the `channels · r` bytes a
@@ -740,7 +744,7 @@ mod tests {
         assert_eq!(slide_strip_rows(512, 8192, t), 16);
         assert_eq!(slide_strip_rows(3 * 512, 8192, t), 16);
         assert_eq!(slide_strip_rows(120, 1080, t), 2);
-        assert_eq!(slide_strip_rows(360, 1080, t), 8);
+        assert_eq!(slide_strip_rows(360, 1080, t), 4);
         assert_eq!(slide_strip_rows(1, 1, t), SLIDE_STRIP_RANGE[0]);
         assert_eq!(slide_strip_rows(u32::MAX / 16, 1 << 20, t), SLIDE_STRIP_RANGE[1]);
     }
