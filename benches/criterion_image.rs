@@ -24,7 +24,7 @@ fn benches(c: &mut Criterion, ctx: &Context) -> ferrotile::Result<()> {
     let mut out = DeviceImage::alloc(ctx, w, h, 1)?;
     g.throughput(Throughput::Bytes(2 * px as u64));
     for r in [1u32, 3] {
-        for v in [BlurVariant::Tiled, BlurVariant::Fast] {
+        for v in [BlurVariant::Tiled, BlurVariant::Fast, BlurVariant::Sliding] {
             g.bench_function(format!("{}_gray_r{r}", v.name()), |b| {
                 b.iter(|| image::blur_with(ctx, v, &gray, &mut out, r).and_then(|_| ctx.synchronize()).expect("blur"))
             });

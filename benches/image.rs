@@ -15,7 +15,9 @@
 //! | vector add (f32, 2^26) | 12 | copy of 6 B/element |
 //!
 //! Targets: grayscale ≥ 90%, blur radius 1–3 ≥ 80%, vector add ≥ 90%.
-//! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only. Without CUDA it
+//! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
+//! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
+//! `FERROTILE_BENCH_STRIPS=1`: the sliding blur at every strip height too. Without CUDA it
 //! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
 //! the CPU emulator at tiny sizes).
 
@@ -133,17 +135,24 @@ fn run(ctx: &Context) -> Result<()> {
     let mut table = Table { rows: Vec::new(), failed: 0 };
     let mut ceil = Ceilings { ctx, cache: HashMap::new() };
     let sizes: &[(usize, usize)] = match (tiny, quick) {
-        (true, _) => &[(130, 70)],
+        (true, _) => &[(130, 70), (160, 70)],
         (false, true) => &[(1920, 1080)],
         (false, false) => &[(8192, 8192), (1920, 1080)],
     };
     for &(w, h) in sizes {
         image_size(ctx, &mut ceil, &mut table, w, h)?;
     }
+    if blur_only() {
+        return finish(&table);
+    }
     let n = if tiny { 10_001 } else if quick { 1 << 22 } else { 1 << 26 };
     vec_add(ctx, &mut ceil, &mut table, n)?;
     let dims = if tiny { [3, 20, 30] } else if quick { [4, 512, 512] } else { [16, 1024, 1024] };
     volume(ctx, &mut ceil, &mut table, dims)?;
+    finish(&table)
+}
+
+fn finish(table: &Table) -> Result<()> {
     if table.failed > 0 {
         println!("\n{} configuration(s) FAILED their check", table.failed);
         std::process::exit(1);
@@ -160,9 +169,11 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
     // Grayscale: 4 bytes per pixel.
     let want_gray = cpu::rgb_to_gray(&rgb);
     let copy = ceil.copy(2 * px)?;
-    table.copy_row("copy (gray bytes)", &size, 2 * px, copy);
+    if !blur_only() {
+        table.copy_row("copy (gray bytes)", &size, 2 * px, copy);
+    }
     let mut dst = DeviceImage::alloc(ctx, w, h, 1)?;
-    for &v in GrayVariant::ALL {
+    for &v in GrayVariant::ALL.iter().filter(|_| !blur_only()) {
         dst.buffer_mut().fill(0xAB)?;
         image::rgb_to_gray_with(ctx, v, &src, &mut dst)?;
         let ok = dst.download()?.data() == want_gray.data();
@@ -180,7 +191,8 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
             let want = cpu::blur(img_host, r);
             for &v in BlurVariant::ALL {
                 // The naive rung at 8192² RGB is slow and says nothing new.
-                if !v.supports(c, r) || (v == BlurVariant::Naive && c == 3 && r > 1) {
+                let skip_ladder = blur_only() && matches!(v, BlurVariant::Naive | BlurVariant::Tiled);
+                if !v.supports(w, c, r) || (v == BlurVariant::Naive && c == 3 && r > 1) || skip_ladder {
                     continue;
                 }
                 out.buffer_mut().fill(0xAB)?;
@@ -190,9 +202,45 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 let name = format!("{}_{}_r{r}", v.name(), if c == 1 { "gray" } else { "rgb" });
                 table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
             }
+            // The sliding rung's strip height: the default (named above)
+            // against a sweep, to check the default's choice.
+            if strip_sweep() && BlurVariant::Sliding.supports(w, c, r) {
+                let default = image::sliding_strip_rows(ctx, w, h, c);
+                for prefetch in [2u32, 4] {
+                    out.buffer_mut().fill(0xAB)?;
+                    if image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch).is_err() {
+                        continue;
+                    }
+                    let ok = out.download()?.data() == want.data();
+                    let t = measure(ctx, || image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch))?;
+                    let name = format!("blur_slide_{}_r{r} {prefetch} rows ahead (strip {default})", if c == 1 { "gray" } else { "rgb" });
+                    table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
+                }
+                for strip in [2u32, 4, 8, 16, 32, 64] {
+                    if strip == default || strip as usize > h {
+                        continue;
+                    }
+                    out.buffer_mut().fill(0xAB)?;
+                    image::blur_sliding(ctx, img, &mut out, r, strip)?;
+                    let ok = out.download()?.data() == want.data();
+                    let t = measure(ctx, || image::blur_sliding(ctx, img, &mut out, r, strip))?;
+                    let name = format!("blur_slide_{}_r{r} strip {strip} (default {default})", if c == 1 { "gray" } else { "rgb" });
+                    table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// `FERROTILE_BENCH_STRIPS=1`: also time the sliding blur at every strip height.
+fn strip_sweep() -> bool {
+    std::env::var("FERROTILE_BENCH_STRIPS").is_ok_and(|v| v == "1")
+}
+
+/// `FERROTILE_BENCH_BLUR_ONLY=1`: only the blur rows (and their ceilings).
+fn blur_only() -> bool {
+    std::env::var("FERROTILE_BENCH_BLUR_ONLY").is_ok_and(|v| v == "1")
 }
 
 fn vec_add(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, n: usize) -> Result<()> {

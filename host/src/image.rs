@@ -22,7 +22,7 @@
 //!   window, `count` of them (corner at radius 1: 4 of 9).
 
 use ferrotile_kernels as k;
-use ferrotile_kernels::image::index::{self as ix, ImageParams, VolumeParams, MAX_BLUR_RADIUS, MAX_TILED_RADIUS};
+use ferrotile_kernels::image::index::{self as ix, ImageParams, SlideParams, VolumeParams, MAX_BLUR_RADIUS, MAX_TILED_RADIUS};
 
 use crate::{check, Buffer, Context, Error, Result};
 
@@ -251,35 +251,43 @@ pub enum BlurVariant {
     /// Separable sums over a shared tile, 16 bytes per thread, compile-time
     /// radius: 1 or 3 channels, radius 1–3.
     Fast,
+    /// Sliding column sums down a strip of rows, 16 bytes per thread, no
+    /// barrier: 1 or 3 channels, radius 1–3, rows of whole 16-byte chunks
+    /// (width · channels a multiple of 16).
+    Sliding,
 }
 
 impl BlurVariant {
     /// Every rung, in ladder order.
-    pub const ALL: &'static [BlurVariant] = &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast];
+    pub const ALL: &'static [BlurVariant] = &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast, BlurVariant::Sliding];
 
-    /// The rung's name (the fast rung has one kernel per channel count and radius).
+    /// The rung's name (the fast rungs have one kernel per channel count and radius).
     pub fn name(self) -> &'static str {
         match self {
             BlurVariant::Naive => "blur_naive",
             BlurVariant::Tiled => "blur_tiled",
             BlurVariant::Fast => "blur_fast",
+            BlurVariant::Sliding => "blur_slide",
         }
     }
 
-    /// Whether the rung handles `channels` at `radius`.
-    pub fn supports(self, channels: usize, radius: u32) -> bool {
+    /// Whether the rung handles a `width`-pixel image of `channels` at `radius`.
+    pub fn supports(self, width: usize, channels: usize, radius: u32) -> bool {
         match self {
             BlurVariant::Naive => radius <= MAX_BLUR_RADIUS,
             BlurVariant::Tiled => radius <= MAX_TILED_RADIUS,
             BlurVariant::Fast => matches!((channels, radius), (1 | 3, 1..=3)),
+            BlurVariant::Sliding => {
+                u32::try_from(width).is_ok_and(|w| ix::slide_supports(w, channels as u32, radius))
+            }
         }
     }
 
-    /// The fastest rung for `channels` at `radius`.
-    pub fn best(channels: usize, radius: u32) -> BlurVariant {
-        [BlurVariant::Fast, BlurVariant::Tiled]
+    /// The fastest rung for a `width`-pixel image of `channels` at `radius`.
+    pub fn best(width: usize, channels: usize, radius: u32) -> BlurVariant {
+        [BlurVariant::Sliding, BlurVariant::Fast, BlurVariant::Tiled]
             .into_iter()
-            .find(|v| v.supports(channels, radius))
+            .find(|v| v.supports(width, channels, radius))
             .unwrap_or(BlurVariant::Naive)
     }
 }
@@ -288,7 +296,7 @@ impl BlurVariant {
 /// shape as `src`) gets, per channel, the rounded mean of the in-image
 /// pixels of each `(2 radius + 1)²` window.
 pub fn blur(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32) -> Result<()> {
-    blur_with(ctx, BlurVariant::best(src.channels, radius), src, dst, radius)
+    blur_with(ctx, BlurVariant::best(src.width, src.channels, radius), src, dst, radius)
 }
 
 /// Box blur with a chosen rung.
@@ -297,13 +305,83 @@ pub fn blur(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32
 /// the radius or channel count (`variant`); `dst` of another shape;
 /// a buffer of another backend.
 pub fn blur_with(ctx: &Context, variant: BlurVariant, src: &DeviceImage, dst: &mut DeviceImage, radius: u32) -> Result<()> {
+    blur_checked(ctx, variant, src, dst, radius, None)
+}
+
+/// The sliding rung with a chosen strip height (`strip_rows` output rows
+/// per thread; [`blur`] picks one from the image and the device): for
+/// tuning and benchmarks.
+///
+/// Errors: as [`blur_with`] for [`BlurVariant::Sliding`], and `strip_rows`
+/// zero.
+pub fn blur_sliding(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32, strip_rows: u32) -> Result<()> {
+    if strip_rows == 0 {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "0, must be at least 1".into() });
+    }
+    blur_checked(ctx, BlurVariant::Sliding, src, dst, radius, Some(strip_rows))
+}
+
+/// The sliding rung with `prefetch` rows loaded ahead instead of
+/// [`ix::slide_prefetch`]: an experiment for the benchmark (the other depth
+/// of 2 and 4 for gray at radius 1–3 and RGB at radius 1 and 3; `None`
+/// for the default kernel).
+#[doc(hidden)]
+pub fn blur_sliding_prefetch(
+    ctx: &Context,
+    src: &DeviceImage,
+    dst: &mut DeviceImage,
+    radius: u32,
+    strip_rows: u32,
+    prefetch: u32,
+) -> Result<()> {
+    use k::image::prefetch as kp;
+    if strip_rows == 0 || !BlurVariant::Sliding.supports(src.width, src.channels, radius) {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
+    }
+    if !src.same_shape_as(dst) || src.channels != dst.channels {
+        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    let p = src.params(radius);
+    let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
+    let cfg = ix::blur_slide_config(sp, p.channels, radius);
+    let (input, output) = (&src.data, &mut dst.data);
+    match (src.channels, radius, prefetch) {
+        (1, 1, 2) => launch!(ctx, kp::blur_slide_gray_r1_p2, cfg, input, output, sp),
+        (1, 2, 2) => launch!(ctx, kp::blur_slide_gray_r2_p2, cfg, input, output, sp),
+        (1, 3, 4) => launch!(ctx, kp::blur_slide_gray_r3_p4, cfg, input, output, sp),
+        (3, 1, 2) => launch!(ctx, kp::blur_slide_rgb_r1_p2, cfg, input, output, sp),
+        (3, 3, 4) => launch!(ctx, kp::blur_slide_rgb_r3_p4, cfg, input, output, sp),
+        _ => Err(Error::BadArgument { arg: "prefetch", detail: format!("no kernel for {prefetch} rows ahead") }),
+    }
+}
+
+/// The default strip height of the sliding rung for `width × height ×
+/// channels` on `ctx` (about [`ix::slide_target_threads`] threads).
+pub fn sliding_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize) -> u32 {
+    let sms = ctx.device_info().map_or(132, |d| d.sm_count.max(1) as u32);
+    let chunks = (width * channels / ix::SLIDE_CHUNK as usize).min(u32::MAX as usize) as u32;
+    ix::slide_strip_rows(chunks, height.min(u32::MAX as usize) as u32, ix::slide_target_threads(sms))
+}
+
+fn blur_checked(
+    ctx: &Context,
+    variant: BlurVariant,
+    src: &DeviceImage,
+    dst: &mut DeviceImage,
+    radius: u32,
+    strip_rows: Option<u32>,
+) -> Result<()> {
     if radius > MAX_BLUR_RADIUS {
         return Err(Error::BadArgument { arg: "radius", detail: format!("{radius}, at most {MAX_BLUR_RADIUS}") });
     }
-    if !variant.supports(src.channels, radius) {
+    if !variant.supports(src.width, src.channels, radius) {
         return Err(Error::BadArgument {
             arg: "variant",
-            detail: format!("{variant:?} does not handle {} channel(s) at radius {radius}", src.channels),
+            detail: format!(
+                "{variant:?} does not handle {} channel(s) of width {} at radius {radius}",
+                src.channels, src.width
+            ),
         });
     }
     if !src.same_shape_as(dst) || src.channels != dst.channels {
@@ -329,6 +407,20 @@ pub fn blur_with(ctx: &Context, variant: BlurVariant, src: &DeviceImage, dst: &m
         (BlurVariant::Fast, 3, 2) => launch!(ctx, ki::blur_fast_rgb_r2, ix::blur_fast_config(p), input, output, p),
         (BlurVariant::Fast, 3, 3) => launch!(ctx, ki::blur_fast_rgb_r3, ix::blur_fast_config(p), input, output, p),
         (BlurVariant::Fast, ..) => unreachable!("checked by supports()"),
+        (BlurVariant::Sliding, c, r) => {
+            let strip = strip_rows.unwrap_or_else(|| sliding_strip_rows(ctx, src.width, src.height, c));
+            let sp = SlideParams::new(p.width, p.height, p.channels, strip.min(p.height));
+            let cfg = ix::blur_slide_config(sp, p.channels, r);
+            match (c, r) {
+                (1, 1) => launch!(ctx, ki::blur_slide_gray_r1, cfg, input, output, sp),
+                (1, 2) => launch!(ctx, ki::blur_slide_gray_r2, cfg, input, output, sp),
+                (1, 3) => launch!(ctx, ki::blur_slide_gray_r3, cfg, input, output, sp),
+                (3, 1) => launch!(ctx, ki::blur_slide_rgb_r1, cfg, input, output, sp),
+                (3, 2) => launch!(ctx, ki::blur_slide_rgb_r2, cfg, input, output, sp),
+                (3, 3) => launch!(ctx, ki::blur_slide_rgb_r3, cfg, input, output, sp),
+                _ => unreachable!("checked by supports()"),
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! emulator as its host representation, so arguments are written once.
 
 use ferrotile_kernels::arch::Global;
-use ferrotile_kernels::image::{ImageParams, VolumeParams};
+use ferrotile_kernels::image::{ImageParams, SlideParams, VolumeParams};
 use ferrotile_kernels::sgemm::GemmParams;
 
 use crate::backend::{Buffer, Element};
@@ -72,7 +72,7 @@ macro_rules! by_value {
     )*};
 }
 param_ptr!(u64);
-by_value!(u32, i32, f32, GemmParams, ImageParams, VolumeParams);
+by_value!(u32, i32, f32, GemmParams, ImageParams, SlideParams, VolumeParams);
 
 /// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
 /// validate first), launches on the context's backend.

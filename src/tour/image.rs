@@ -14,7 +14,7 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
     let mut rows = Rows::new();
     let sizes: &[(usize, usize)] = match scale {
         Scale::Full => &[(8192, 8192), (1920, 1080)],
-        Scale::Small => &[(62, 76), (131, 67)],
+        Scale::Small => &[(62, 76), (131, 67), (160, 67)],
     };
     for &(w, h) in sizes {
         let rgb = random_image(w, h, 3, 11);
@@ -28,7 +28,7 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
             let wanted: Vec<BlurVariant> = BlurVariant::ALL
                 .iter()
                 .copied()
-                .filter(|v| v.supports(img.channels(), RADIUS) && keep(&blur_name(*v, label)))
+                .filter(|v| v.supports(img.width(), img.channels(), RADIUS) && keep(&blur_name(*v, label)))
                 .collect();
             if wanted.is_empty() {
                 continue;

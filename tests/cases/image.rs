@@ -47,6 +47,29 @@ fn blur(ctx: &Context, v: BlurVariant, w: usize, h: usize, c: usize, r: u32) -> 
     Ok(())
 }
 
+/// The sliding rung with strips of `strip` rows.
+fn blur_strip(ctx: &Context, w: usize, h: usize, c: usize, r: u32, strip: u32) -> Result<(), String> {
+    let img = random_image(w, h, c, "blur_slide_strip");
+    let want = cpu::blur(&img, r);
+    let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+    for poison in POISONS {
+        let mut dst = poisoned_image(ctx, w, h, c, poison)?;
+        image::blur_sliding(ctx, &src, &mut dst, r, strip).map_err(|e| e.to_string())?;
+        exact("blur", dst.download().map_err(|e| e.to_string())?.data(), want.data())?;
+    }
+    Ok(())
+}
+
+/// `image::blur`, whichever rung it picks.
+fn blur_default(ctx: &Context, w: usize, h: usize, c: usize, r: u32) -> Result<(), String> {
+    let img = random_image(w, h, c, "blur_default");
+    let want = cpu::blur(&img, r);
+    let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+    let mut dst = poisoned_image(ctx, w, h, c, 0xAB)?;
+    image::blur(ctx, &src, &mut dst, r).map_err(|e| e.to_string())?;
+    exact("blur", dst.download().map_err(|e| e.to_string())?.data(), want.data())
+}
+
 fn volume(ctx: &Context, dims: [usize; 3]) -> Result<(), String> {
     let n = dims.iter().product();
     let mut r = Rng::new(seed("volume") ^ n as u64);
@@ -82,7 +105,7 @@ fn proptest_all_rungs(ctx: &Context) -> Result<(), String> {
                 }
             }
             for &v in BlurVariant::ALL {
-                if v.supports(c, r) {
+                if v.supports(w, c, r) {
                     blur(ctx, v, w, h, c, r).map_err(|e| TestCaseError::fail(format!("{v:?} {w}x{h}x{c} r{r}: {e}")))?;
                 }
             }
@@ -94,6 +117,11 @@ fn proptest_all_rungs(ctx: &Context) -> Result<(), String> {
 /// Shapes of the emulator cases: 1 × 1, single rows and columns, the PMPP
 /// 62 × 76, primes, and rows of whole 16-byte chunks (vector paths).
 const SHAPES: [(usize, usize); 9] = [(1, 1), (1, 23), (23, 1), (62, 76), (13, 7), (17, 5), (31, 33), (160, 67), (48, 20)];
+
+/// Shapes of the sliding rung's emulator cases (rows of whole 16-byte
+/// chunks): one chunk wide, single rows, fewer rows than a window, primes
+/// of rows, several warps of chunks.
+const SLIDE_SHAPES: [(usize, usize); 9] = [(16, 1), (16, 2), (16, 23), (32, 7), (48, 20), (160, 67), (64, 129), (96, 3), (1040, 5)];
 
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
@@ -108,11 +136,9 @@ pub fn cases() -> Vec<Case> {
     for &b in BlurVariant::ALL {
         for c in [1usize, 3] {
             for r in [0u32, 1, 2, 3, 5, 17] {
-                if !b.supports(c, r) {
-                    continue;
-                }
-                for (w, h) in SHAPES {
-                    if r == 17 && w * h > 62 * 76 {
+                let shapes = if b == BlurVariant::Sliding { &SLIDE_SHAPES[..] } else { &SHAPES[..] };
+                for &(w, h) in shapes {
+                    if !b.supports(w, c, r) || (r == 17 && w * h > 62 * 76) {
                         continue;
                     }
                     v.push(Case::new(format!("image::blur::{}::c{c}::r{r}::{w}x{h}", b.name()), move |ctx| {
@@ -120,14 +146,47 @@ pub fn cases() -> Vec<Case> {
                     }));
                 }
                 if r <= 3 {
-                    for (w, h) in [(8192, 8192), (1920, 1080), (1021, 777)] {
-                        v.push(Case::gpu_only(format!("image::blur::{}::c{c}::r{r}::{w}x{h}", b.name()), move |ctx| {
-                            blur(ctx, b, w, h, c, r)
-                        }));
+                    for (w, h) in [(8192, 8192), (1920, 1080), (1021, 777), (1024, 777)] {
+                        if b.supports(w, c, r) {
+                            v.push(Case::gpu_only(format!("image::blur::{}::c{c}::r{r}::{w}x{h}", b.name()), move |ctx| {
+                                blur(ctx, b, w, h, c, r)
+                            }));
+                        }
                     }
                 }
             }
         }
+    }
+    // The sliding rung with every kind of strip: one row, fewer rows than
+    // the window, a partial last strip, one strip for the whole image.
+    for c in [1usize, 3] {
+        for r in 1..=3u32 {
+            for strip in [1u32, 2, 3, 5, 8, 64] {
+                for (w, h) in [(32, 29), (16, 7), (48, 20)] {
+                    v.push(Case::new(format!("image::blur::blur_slide::c{c}::r{r}::{w}x{h}::strip{strip}"), move |ctx| {
+                        blur_strip(ctx, w, h, c, r, strip)
+                    }));
+                }
+            }
+            for strip in [1u32, 7, 16, 32, 128] {
+                v.push(Case::gpu_only(format!("image::blur::blur_slide::c{c}::r{r}::2048x1031::strip{strip}"), move |ctx| {
+                    blur_strip(ctx, 2048, 1031, c, r, strip)
+                }));
+            }
+        }
+    }
+    // The prefetch-depth experiments of the benchmark.
+    for (c, r, d) in [(1usize, 1u32, 2u32), (1, 2, 2), (1, 3, 4), (3, 1, 2), (3, 3, 4)] {
+        v.push(Case::new(format!("image::blur::blur_slide_prefetch{d}::c{c}::r{r}::48x21"), move |ctx| {
+            let img = random_image(48, 21, c, "blur_slide_prefetch");
+            let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+            let mut dst = poisoned_image(ctx, 48, 21, c, 0xAB)?;
+            image::blur_sliding_prefetch(ctx, &src, &mut dst, r, 5, d).map_err(|e| e.to_string())?;
+            exact("blur", dst.download().map_err(|e| e.to_string())?.data(), cpu::blur(&img, r).data())
+        }));
+    }
+    for (w, h, c, r) in [(160, 67, 1, 2), (48, 20, 3, 3), (62, 76, 3, 1), (13, 7, 1, 0), (31, 33, 1, 5)] {
+        v.push(Case::new(format!("image::blur::default::c{c}::r{r}::{w}x{h}"), move |ctx| blur_default(ctx, w, h, c, r)));
     }
     for dims in [[1, 1, 1], [3, 5, 7], [2, 33, 65], [5, 4, 1], [1, 9, 40], [7, 1, 1]] {
         v.push(Case::new(format!("image::volume::{}x{}x{}", dims[0], dims[1], dims[2]), move |ctx| volume(ctx, dims)));
@@ -162,6 +221,12 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     expect("blur tiled radius too large", image::blur_with(ctx, BlurVariant::Tiled, &rgb, &mut rgb_out, 40), "variant")?;
     expect("blur fast at radius 4", image::blur_with(ctx, BlurVariant::Fast, &rgb, &mut rgb_out, 4), "variant")?;
     expect("blur into gray", image::blur(ctx, &rgb, &mut gray, 1), "dst")?;
+    expect("sliding blur of a 4-pixel row", image::blur_with(ctx, BlurVariant::Sliding, &rgb, &mut rgb_out, 1), "variant")?;
+    let rgb16 = DeviceImage::upload(ctx, &random_image(16, 3, 3, "bad")).map_err(|e| e.to_string())?;
+    let mut rgb16_out = poisoned_image(ctx, 16, 3, 3, 0xAB)?;
+    expect("sliding blur with empty strips", image::blur_sliding(ctx, &rgb16, &mut rgb16_out, 1, 0), "strip_rows")?;
+    expect("sliding blur at radius 4", image::blur_sliding(ctx, &rgb16, &mut rgb16_out, 4, 8), "variant")?;
+    exact("untouched sliding output", rgb16_out.download().map_err(|e| e.to_string())?.data(), &[0xAB; 16 * 3 * 3])?;
     match HostImage::new(4, 3, 3, vec![0u8; 35]) {
         Err(Error::LengthMismatch { arg: "data", expected: 36, actual: 35 }) => {}
         other => return Err(format!("short image data: {other:?}")),

@@ -16,15 +16,19 @@
 //! * blur: [`blur_naive`] (PMPP, one thread per pixel, every window pixel
 //!   from global memory) → [`blur_tiled`] (shared-memory tile with halo) →
 //!   `blur_fast_*` (separable sums over a shared tile, 16 bytes per thread,
-//!   constant radius);
+//!   constant radius) → `blur_slide_*` (one thread per 16-byte column
+//!   chunk of a strip of rows, sliding column sums in registers, no
+//!   barrier);
 //! * 3D: [`volume_affine`] over `(plane, row, col)`.
 
 mod blur;
 mod gray;
 pub mod index;
+mod slide;
 mod volume;
 
 pub use blur::*;
 pub use gray::*;
-pub use index::{ImageParams, VolumeParams};
+pub use index::{ImageParams, SlideParams, VolumeParams};
+pub use slide::*;
 pub use volume::*;
