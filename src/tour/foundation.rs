@@ -1,8 +1,8 @@
-//! Tour rows of the first kernels: the copy ceiling, vector add, naive SGEMM
-//! (the transpose rows are in `transpose.rs`).
+//! Tour rows of the first kernels: the copy ceiling and the PMPP vector add
+//! (transpose and SGEMM rows, the naive rungs included, are in their
+//! families' files).
 
-use ferrotile::gemm::{Gemm, GemmVariant};
-use ferrotile::reference::{self, GemmShape};
+use ferrotile::reference;
 use ferrotile::{Context, Result};
 
 use super::{max_rel_error, random_f32, reps, Row, Rows, Scale, Work};
@@ -16,10 +16,6 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
     if keep("vec_add") {
         let n = if scale == Scale::Full { 1 << 26 } else { 100_003 };
         rows.push(vec_add(ctx, scale, n).map_err(|e| format!("vec_add: {e}")));
-    }
-    if keep("sgemm_naive") {
-        let n = if scale == Scale::Full { 2048 } else { 65 };
-        rows.push(sgemm(ctx, scale, GemmVariant::Naive, n, n, n).map_err(|e| format!("sgemm: {e}")));
     }
     rows
 }
@@ -44,25 +40,4 @@ fn vec_add(ctx: &Context, scale: Scale, n: usize) -> Result<Row> {
     let time = ctx.time(w, i, || ferrotile::vec_add_with(ctx, ferrotile::VecAddVariant::Simple, &da, &db, &mut dc))?;
     let error = max_rel_error(&dc.download()?, &reference::vec_add(&a, &b));
     Ok(Row { kernel: "vec_add (PMPP, 1 elem/thread)".into(), size: format!("n={n}"), time, work: Work::Bytes(12.0 * n as f64), error, tolerance: 0.0 })
-}
-
-fn sgemm(ctx: &Context, scale: Scale, v: GemmVariant, m: usize, n: usize, k: usize) -> Result<Row> {
-    let s = GemmShape { m, n, k, lda: k, ldb: n, ldc: n };
-    let (a, b) = (random_f32(m * k, 4), random_f32(k * n, 5));
-    let (da, db) = (ctx.upload(&a)?, ctx.upload(&b)?);
-    let mut dc = ctx.alloc::<f32>(m * n)?;
-    dc.fill(f32::NAN)?;
-    let g = Gemm::new(m, n, k).variant(v);
-    let (w, i) = reps(scale);
-    let time = ctx.time(w, i, || g.run(ctx, &da, &db, &mut dc))?;
-    let want = reference::sgemm_f64(s, 1.0, &a, &b, 0.0, &vec![0.0; m * n]);
-    let error = reference::rel_norm_error(&dc.download()?, &want);
-    Ok(Row {
-        kernel: v.name().into(),
-        size: format!("{m}x{n}x{k}"),
-        time,
-        work: Work::Flops(2.0 * (m * n * k) as f64),
-        error,
-        tolerance: 1e-5,
-    })
 }

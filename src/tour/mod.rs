@@ -95,7 +95,7 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
     let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
     let mut failed = 0;
     println!(
-        "{:<34} {:>14} {:>11} {:>16} {:>10}  {}",
+        "{:<38} {:>14} {:>11} {:>16} {:>10}  {}",
         "kernel", "size", "time", "throughput", "error", "check"
     );
     for (_, rows) in families {
@@ -107,7 +107,7 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
                         failed += 1;
                     }
                     println!(
-                        "{:<34} {:>14} {:>9.3}ms {:>16} {:>10.2e}  {}",
+                        "{:<38} {:>14} {:>9.3}ms {:>16} {:>10.2e}  {}",
                         r.kernel,
                         r.size,
                         r.time.as_secs_f64() * 1e3,

@@ -1,6 +1,7 @@
 //! Tour rows of the SGEMM ladder: every rung and warptile configuration,
 //! checked against the f64 reference.
 
+use ferrotile::cublas::Cublas;
 use ferrotile::gemm::{Gemm, GemmVariant};
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Context, Result};
@@ -8,13 +9,12 @@ use ferrotile::{Context, Result};
 use super::{random_f32, reps, Row, Rows, Scale, Work};
 
 pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
-    // The naive rung has its row in the foundation family.
-    let variants: Vec<GemmVariant> =
-        GemmVariant::all().into_iter().filter(|&v| v != GemmVariant::Naive && keep(v.name())).collect();
-    if variants.is_empty() {
+    let variants: Vec<GemmVariant> = GemmVariant::all().into_iter().filter(|&v| keep(v.name())).collect();
+    let with_cublas = ctx.backend() == ferrotile::Backend::Cuda && keep("cublas");
+    if variants.is_empty() && !with_cublas {
         return Rows::new();
     }
-    // Full: 2048³ (the naive rung takes ~0.1 s a call); small: tile-unaligned.
+    // Full: 2048³ (the naive rung takes ~35 ms a call); small: tile-unaligned.
     let (m, n, k) = if scale == Scale::Full { (2048, 2048, 2048) } else { (129, 132, 36) };
     let s = GemmShape { m, n, k, lda: k, ldb: n, ldc: n };
     let (a, b) = (random_f32(m * k, 21), random_f32(k * n, 22));
@@ -24,9 +24,28 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
         Ok(x) => x,
         Err(e) => return vec![Err(format!("sgemm: {e}"))],
     };
-    variants
-        .into_iter()
-        .map(|v| {
+    let mut rows = Rows::new();
+    if with_cublas {
+        // The ceiling, same buffers, same run.
+        let mut row = || -> Result<Row> {
+            dc.fill(f32::NAN)?;
+            let blas = Cublas::new(ctx)?;
+            let g = Gemm::new(m, n, k);
+            let (w, i) = reps(scale);
+            let time = ctx.time(w, i, || blas.sgemm(ctx, &g, &da, &db, &mut dc))?;
+            let error = reference::rel_norm_error(&dc.download()?, &want);
+            Ok(Row {
+                kernel: "cuBLAS SGEMM (ceiling)".into(),
+                size: format!("{m}x{n}x{k}"),
+                time,
+                work: Work::Flops(2.0 * (m * n * k) as f64),
+                error,
+                tolerance: 1e-5,
+            })
+        };
+        rows.push(row().map_err(|e| format!("cuBLAS: {e}")));
+    }
+    rows.extend(variants.into_iter().map(|v| {
             let mut row = || -> Result<Row> {
                 dc.fill(f32::NAN)?;
                 let g = Gemm::new(m, n, k).variant(v);
@@ -43,6 +62,6 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
                 })
             };
             row().map_err(|e| format!("{}: {e}", v.name()))
-        })
-        .collect()
+    }));
+    rows
 }
