@@ -159,6 +159,7 @@ fn rung_label(i: usize, v: GemmVariant) -> String {
         GemmVariant::Swizzled => "7b".into(),
         GemmVariant::DoubleBuffered => "8".into(),
         GemmVariant::Warptile(_) => "9".into(),
+        GemmVariant::Multistage(_) => "10".into(),
         _ => format!("{}", i + 1),
     }
 }
@@ -246,6 +247,7 @@ fn random(n: usize, seed: u64) -> Vec<f32> {
 fn rust_path(v: GemmVariant) -> String {
     match v {
         GemmVariant::Warptile(c) => format!("GemmVariant::Warptile(WarpConfig::{c:?})"),
+        GemmVariant::Multistage(c) => format!("GemmVariant::Multistage(StageConfig::{c:?})"),
         v => format!("GemmVariant::{v:?}"),
     }
 }

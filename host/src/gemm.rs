@@ -82,6 +82,51 @@ impl WarpConfig {
     }
 }
 
+/// The configurations of the multistage rung (block tile, `BK`, stages;
+/// `Lb2`: launch bounds for two blocks per SM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StageConfig {
+    /// 256 × 128 × 8, 3 stages, 16 × 8 per thread, `A` as `(BM, BK)`.
+    B256x128x8S3,
+    /// 128 × 256 × 8, 3 stages, 8 × 16 per thread, `A` as `(BM, BK)`.
+    B128x256x8S3,
+    /// Rung 9's 128 × 256 × 8 (64 × 64 warps) fed by 3 stages, `A`
+    /// transposed by 4-byte copies.
+    T128x256x8S3,
+}
+
+impl StageConfig {
+    /// Every configuration.
+    pub const ALL: &'static [StageConfig] = &[StageConfig::B256x128x8S3, StageConfig::B128x256x8S3, StageConfig::T128x256x8S3];
+
+    /// Threads per block, dynamic shared bytes, and whether the kernels
+    /// crate accepts the configuration.
+    pub const fn resources(self) -> (u32, u32, bool) {
+        use k::sgemm::*;
+        const fn r(m: Multistage) -> (u32, u32, bool) {
+            (m.threads() as u32, m.shared_bytes(), m.validate())
+        }
+        const fn t(m: MultistageT) -> (u32, u32, bool) {
+            (m.threads() as u32, m.shared_bytes(), m.validate())
+        }
+        match self {
+            StageConfig::B256x128x8S3 => r(MS_256X128X8_S3),
+            StageConfig::B128x256x8S3 => r(MS_128X256X8_S3),
+            StageConfig::T128x256x8S3 => t(MST_128X256X8_S3),
+        }
+    }
+
+    /// Grid and shared memory for `p`.
+    pub const fn config(self, p: &GemmParams) -> LaunchConfig {
+        use k::sgemm::*;
+        match self {
+            StageConfig::B256x128x8S3 => MS_256X128X8_S3.config(p),
+            StageConfig::B128x256x8S3 => MS_128X256X8_S3.config(p),
+            StageConfig::T128x256x8S3 => MST_128X256X8_S3.config(p),
+        }
+    }
+}
+
 /// The rungs of the SGEMM ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -109,6 +154,8 @@ pub enum GemmVariant {
     DoubleBuffered,
     /// 9. Warptiling, in one of its configurations.
     Warptile(WarpConfig),
+    /// 10. Multi-stage `cp.async` pipeline, in one of its configurations.
+    Multistage(StageConfig),
 }
 
 impl GemmVariant {
@@ -127,10 +174,13 @@ impl GemmVariant {
         GemmVariant::Warptile(WarpConfig::B128x128x8W32x64Lb2),
     ];
 
-    /// Every concrete rung and every warptile configuration.
+    /// Every concrete rung and every warptile and multistage
+    /// configuration.
     pub fn all() -> Vec<GemmVariant> {
-        let mut v: Vec<GemmVariant> = Self::LADDER[..Self::LADDER.len() - 1].to_vec();
+        let mut v: Vec<GemmVariant> =
+            Self::LADDER.iter().copied().filter(|v| !matches!(v, GemmVariant::Warptile(_) | GemmVariant::Multistage(_))).collect();
         v.extend(WarpConfig::ALL.iter().map(|&c| GemmVariant::Warptile(c)));
+        v.extend(StageConfig::ALL.iter().map(|&c| GemmVariant::Multistage(c)));
         v
     }
 
@@ -160,6 +210,11 @@ impl GemmVariant {
                 WarpConfig::B128x64x8W64x32Lb3 => "sgemm_warptile_128x64x8_w64x32_lb3",
                 WarpConfig::B64x128x16W32x64Lb3 => "sgemm_warptile_64x128x16_w32x64_lb3",
             },
+            GemmVariant::Multistage(c) => match c {
+                StageConfig::B256x128x8S3 => "sgemm_multistage_256x128x8_s3",
+                StageConfig::B128x256x8S3 => "sgemm_multistage_128x256x8_s3",
+                StageConfig::T128x256x8S3 => "sgemm_multistage_t_128x256x8_s3",
+            },
         }
     }
 
@@ -176,10 +231,22 @@ impl GemmVariant {
         }
     }
 
+    /// Threads per block and dynamic shared bytes of the float4 rungs.
+    pub const fn block_resources(self) -> Option<(u32, u32)> {
+        match (self.tiling(), self) {
+            (Some(t), _) => Some((t.threads() as u32, t.shared_bytes())),
+            (_, GemmVariant::Multistage(c)) => {
+                let (threads, shared, _) = c.resources();
+                Some((threads, shared))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the rung loads and stores float4s (then `lda`, `ldb`, `ldc`
-    /// must be multiples of 4).
+    /// must be multiples of 4; rung 10's 16-byte `cp.async` too).
     pub const fn needs_float4(self) -> bool {
-        self.tiling().is_some()
+        self.block_resources().is_some()
     }
 }
 
@@ -386,6 +453,14 @@ fn launch_variant(ctx: &Context, v: GemmVariant, p: &GemmParams, a: &Buffer<f32>
                 WarpConfig::B64x128x16W32x64Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_64x128x16_w32x64_lb3, cfg, p, a, b, c),
             }
         }
+        GemmVariant::Multistage(w) => {
+            let cfg = w.config(&p);
+            match w {
+                StageConfig::B256x128x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_256x128x8_s3, cfg, p, a, b, c),
+                StageConfig::B128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_128x256x8_s3, cfg, p, a, b, c),
+                StageConfig::T128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_t_128x256x8_s3, cfg, p, a, b, c),
+            }
+        }
     }
 }
 
@@ -404,6 +479,9 @@ mod tests {
             if let Some(t) = v.tiling() {
                 assert!(t.validate(), "{v:?}");
             }
+            if let GemmVariant::Multistage(c) = v {
+                assert!(c.resources().2, "{v:?}");
+            }
         }
     }
 
@@ -412,10 +490,11 @@ mod tests {
         for b in k::launch::LAUNCH_BOUNDS {
             let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
             let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
-            let t = v.tiling().expect("bounded kernels are float4 rungs");
-            assert_eq!(t.threads() as u32, b.max_threads, "{}", b.kernel);
-            // The bounds must leave room for the shared memory too.
-            assert!(t.shared_bytes() * b.min_blocks_per_sm <= 227 * 1024, "{}", b.kernel);
+            let (threads, shared) = v.block_resources().expect("bounded kernels are float4 rungs");
+            assert_eq!(threads, b.max_threads, "{}", b.kernel);
+            // The bounds must leave room for the shared memory too (228 KiB
+            // per SM, 1 KiB of it reserved per block).
+            assert!((shared + 1024) * b.min_blocks_per_sm <= 228 * 1024, "{}", b.kernel);
         }
     }
 

@@ -173,3 +173,139 @@ impl<T: Copy> Shared<T> {
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::f32::math::mul_add(a, b, c)
 }
+
+/// The 32-bit `.shared` state-space address of a generic pointer into
+/// shared memory (what `cp.async` takes as its destination).
+#[inline(always)]
+fn cvta_to_shared<T>(p: *mut T) -> u32 {
+    let a: u32;
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 sa64; cvta.to.shared.u64 sa64, {p}; cvt.u32.u64 {a}, sa64; }}",
+            p = in(reg64) p,
+            a = out(reg32) a,
+            options(pure, nomem, nostack),
+        );
+    }
+    a
+}
+
+/// The `.shared` address of `p` (inside the dynamic shared memory): the
+/// converted base plus the byte offset, so that the conversion is one
+/// loop-invariant instruction and the offset stays 32-bit arithmetic.
+#[inline(always)]
+fn shared_addr<T>(p: *mut T) -> u32 {
+    let base = dynamic_shared::<u8>().ptr;
+    cvta_to_shared(base).wrapping_add((p as usize).wrapping_sub(base as usize) as u32)
+}
+
+/// `cp.async.cg.shared.global [dst + i], [src + j], 16`: starts an
+/// asynchronous copy of the 16 bytes at element `j` of `src` to element `i`
+/// of `dst`, through L2 only (`.cg`), without passing through registers.
+/// The copy joins the thread's current group ([`cp_async_commit`]); its
+/// bytes are in shared memory once [`cp_async_wait_group`] has waited for
+/// that group, and visible to other threads after the next barrier.
+///
+/// # Safety
+/// 16 bytes at `src + j` are inside the buffer, both addresses are 16-byte
+/// aligned, and nothing reads or writes the destination until the copy's
+/// group has been waited for.
+#[inline(always)]
+pub unsafe fn cp_async_16<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize) {
+    unsafe {
+        let d = shared_addr(dst.ptr.add(i));
+        core::arch::asm!(
+            "cp.async.cg.shared.global [{d}], [{s}], 16;",
+            d = in(reg32) d,
+            s = in(reg64) src.ptr.add(j),
+            options(nostack),
+        );
+    }
+}
+
+/// [`cp_async_16`] that reads only the first `src_bytes` (0..=16) bytes
+/// of the source and zero-fills the rest of the 16 destination bytes
+/// (`cp.async.cg.shared.global [dst], [src], 16, src_bytes`): predicated
+/// edge loads without a branch.
+///
+/// # Safety
+/// As for [`cp_async_16`], except that only `src_bytes` bytes at
+/// `src + j` must be inside the buffer (with 0, any 16-byte aligned element
+/// of the buffer, e.g. 0, will do).
+#[inline(always)]
+pub unsafe fn cp_async_16_zfill<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize, src_bytes: u32) {
+    unsafe {
+        let d = shared_addr(dst.ptr.add(i));
+        core::arch::asm!(
+            "cp.async.cg.shared.global [{d}], [{s}], 16, {n};",
+            d = in(reg32) d,
+            s = in(reg64) src.ptr.add(j),
+            n = in(reg32) src_bytes,
+            options(nostack),
+        );
+    }
+}
+
+/// `cp.async.ca.shared.global [dst + i], [src + j], 4, src_bytes`: an
+/// asynchronous copy of one 4-byte element (through L1: `.cg` takes only
+/// 16-byte copies), reading `src_bytes` (0 or 4) bytes and zero-filling
+/// the rest. Element-wise copies can transpose a tile on its way to
+/// shared memory.
+///
+/// # Safety
+/// As for [`cp_async_16_zfill`], with 4-byte alignment.
+#[inline(always)]
+pub unsafe fn cp_async_4_zfill<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize, src_bytes: u32) {
+    unsafe {
+        let d = shared_addr(dst.ptr.add(i));
+        core::arch::asm!(
+            "cp.async.ca.shared.global [{d}], [{s}], 4, {n};",
+            d = in(reg32) d,
+            s = in(reg64) src.ptr.add(j),
+            n = in(reg32) src_bytes,
+            options(nostack),
+        );
+    }
+}
+
+/// [`cp_async_4_zfill`] of a whole element (`cp.async.ca.shared.global
+/// [dst], [src], 4`).
+///
+/// # Safety
+/// As for [`cp_async_16`], with 4-byte alignment.
+#[inline(always)]
+pub unsafe fn cp_async_4<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize) {
+    unsafe {
+        let d = shared_addr(dst.ptr.add(i));
+        core::arch::asm!(
+            "cp.async.ca.shared.global [{d}], [{s}], 4;",
+            d = in(reg32) d,
+            s = in(reg64) src.ptr.add(j),
+            options(nostack),
+        );
+    }
+}
+
+/// `cp.async.commit_group`: closes the thread's current group of
+/// asynchronous copies (possibly empty) and starts a new one.
+#[inline(always)]
+pub fn cp_async_commit() {
+    unsafe { core::arch::asm!("cp.async.commit_group;", options(nostack)) }
+}
+
+/// `cp.async.wait_group n`: waits until at most the `n` most recently
+/// committed groups of this thread are still in flight (`n` is a
+/// compile-time constant after inlining; above 7 it waits for every group,
+/// which is always correct).
+#[inline(always)]
+pub fn cp_async_wait_group(n: u32) {
+    macro_rules! wait {
+        ($($k:literal)*) => {
+            match n {
+                $($k => unsafe { core::arch::asm!(concat!("cp.async.wait_group ", $k, ";"), options(nostack)) },)*
+                _ => unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack)) },
+            }
+        };
+    }
+    wait!(0 1 2 3 4 5 6 7)
+}

@@ -105,6 +105,7 @@ pub const fn log2(x: usize) -> u32 {
 /// above the warp's run of `m` (conflict-free for every `BK`).
 pub const fn a_tile_t(bm: usize, bk: usize, kind: usize) -> SmemTile {
     match kind {
+
         PADDED => SmemTile { layout: Layout2::padded(bk, bm, 4), swizzle: Swizzle::NONE },
         SWIZZLED => {
             let groups = bk / 4; // float4s per A row
@@ -132,6 +133,22 @@ pub const fn b_tile(bk: usize, bn: usize, kind: usize) -> SmemTile {
     }
 }
 
+/// The `A` tile of the multistage rung: `(BM, BK)`, element `(m, k)`, as
+/// in global memory (`cp.async` copies 16-byte chunks unchanged, so `A`
+/// cannot be transposed on the way), with the chunk index (bits 2.. of
+/// the offset, `log2(BK/4)` of them) XORed with the row bits just above
+/// one 128-byte line (`Swizzle<log2(BK/4), 2, 3>` on float offsets).
+///
+/// The compute loop reads 4 consecutive `k` of one row as a float4; the 8
+/// lanes of one `ld.shared.v4` phase read up to 8 consecutive rows (the
+/// multistage thread map interleaves rows by lane, [`LaneTiling`]). Rows
+/// are `BK` floats long, so without the swizzle rows `32 / BK` apart share
+/// banks (2-way for `BK = 16`, 4-way for 32); with it the 8 rows of a
+/// phase hit 8 different 16-byte bank groups.
+pub const fn a_tile_rows(bm: usize, bk: usize) -> SmemTile {
+    SmemTile { layout: Layout2::row_major(bm, bk), swizzle: Swizzle { bits: log2(bk / 4), base: 2, shift: 3 } }
+}
+
 /// Which element of an `(rows, cols)` tile pass `p` of thread `t` loads,
 /// when `nt` threads load it `vec` consecutive elements at a time: the
 /// tile is seen as `(rows, cols / vec)` vectors, numbered row-major, and
@@ -143,6 +160,22 @@ pub const fn tile_load(t: usize, p: usize, nt: usize, cols: usize, vec: usize) -
     let per_row = cols / vec; // vectors per row: the inverse of row-major (rows, per_row)
     let idx = p * nt + t;
     (idx / per_row, (idx % per_row) * vec)
+}
+
+/// Bytes of the 16-byte chunk starting at column `c` of a row that lie
+/// inside the matrix (`cols` columns; `row_ok`: the row is inside): 16 for
+/// a whole chunk, 4 · (cols − c) for the last, partial one, 0 outside.
+/// The source size of a zero-filling `cp.async` (32-bit arithmetic: the
+/// dimensions are `u32`).
+#[inline(always)]
+pub const fn chunk_bytes(row_ok: bool, c: u32, cols: u32) -> u32 {
+    if !row_ok || c >= cols {
+        0
+    } else if cols - c >= 4 {
+        16
+    } else {
+        4 * (cols - c)
+    }
 }
 
 /// Passes [`tile_load`] needs to cover a tile of `rows × cols` with `nt`
@@ -253,6 +286,69 @@ impl WarpTiling {
         let (wr, wc) = (warp / warps_n, warp % warps_n);
         let (lr, lc) = (lane % self.lm, lane / self.lm);
         (wr * self.wm + self.lane_rows().offset(0, lr, 0), wc * self.wn + self.lane_cols().offset(0, lc, 0))
+    }
+}
+
+/// The multistage rung's thread → results map inside the block tile.
+///
+/// Warps form a `(BM/WM) × (BN/WN)` grid as in [`WarpTiling`]; a warp's
+/// 32 lanes are `LM × LN` with `LM = WM / TM`, lane `l` at
+/// `(l % LM, l / LM)`. A lane's `TM` result rows are interleaved with the
+/// other lanes' (`lane_m + i · LM`: `A` is read along `k` now, so rows
+/// need not come in runs of 4, and neighbouring lanes read neighbouring
+/// rows: conflict-free with [`a_tile_rows`]); its `TN` columns are
+/// `(TN/4, LN, 4)` as in [`WarpTiling`] (float4 loads of `B`, float4
+/// stores of `C`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneTiling {
+    /// Warp tile rows.
+    pub wm: usize,
+    /// Warp tile columns.
+    pub wn: usize,
+    /// Results per thread along M.
+    pub tm: usize,
+    /// Results per thread along N (a multiple of 4).
+    pub tn: usize,
+    /// Block tile columns.
+    pub bn: usize,
+}
+
+impl LaneTiling {
+    /// Lanes along M.
+    pub const fn lm(&self) -> usize {
+        self.wm / self.tm
+    }
+    /// Lanes along N.
+    pub const fn ln(&self) -> usize {
+        32 / self.lm()
+    }
+    /// Whether the warp tile is exactly `LM × LN` lanes of `TM × TN`.
+    pub const fn is_valid(&self) -> bool {
+        let lm = self.wm / self.tm;
+        self.tm > 0
+            && self.wm % self.tm == 0
+            && lm.is_power_of_two()
+            && lm <= 32
+            && self.tn % 4 == 0
+            && self.wn == (32 / lm) * self.tn
+            && self.bn % self.wn == 0
+    }
+    /// A lane's rows: `(TM)` with stride `LM`.
+    pub const fn rows(&self) -> Layout2 {
+        Layout2 { rows: self.tm, cols: 1, row_stride: self.lm(), col_stride: 1 }
+    }
+    /// A lane's columns: `(TN/4, 4)`, groups `LN · 4` apart.
+    pub const fn cols(&self) -> Layout2 {
+        Layout2 { rows: self.tn / 4, cols: 4, row_stride: self.ln() * 4, col_stride: 1 }
+    }
+    /// First row and column of thread `t`'s results in the block tile.
+    #[inline(always)]
+    pub const fn origin(&self, t: usize) -> (usize, usize) {
+        let (warp, lane) = (t / 32, t % 32);
+        let warps_n = self.bn / self.wn;
+        let (wr, wc) = (warp / warps_n, warp % warps_n);
+        let lm = self.lm();
+        (wr * self.wm + lane % lm, wc * self.wn + (lane / lm) * 4)
     }
 }
 

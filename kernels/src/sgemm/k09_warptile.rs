@@ -121,7 +121,7 @@ tiled_kernel! {
 /// (8 bytes on sm_90; measured 88–90%), 128 × 128 × 16 at `(256, 2)`
 /// (~120 bytes, outside the hot loop; measured 86–88%), 256 × 128 × 16
 /// with 512 threads at `(512, 1)`, 128 × 64 at `(128, 4)`.
-pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
+pub const WARPTILE_BOUNDS: [crate::launch::LaunchBounds; 3] = [
     WT_128X128X8_W32X64_IL.bounds("sgemm_warptile_128x128x8_w32x64_lb2", 2),
     WT_64X128X16_W32X64.bounds("sgemm_warptile_64x128x16_w32x64_lb3", 3),
     WT_128X64X8_W64X32.bounds("sgemm_warptile_128x64x8_w64x32_lb3", 3),

@@ -236,7 +236,7 @@ unsafe fn store_tiles(cfg: &Tiling, sa: Shared<f32>, sb: Shared<f32>, t: usize, 
 
 /// One `k` tile from a shared stage into the accumulators.
 #[inline(always)]
-unsafe fn compute<const BK: usize, const TM: usize, const TN: usize>(
+pub(super) unsafe fn compute<const BK: usize, const TM: usize, const TN: usize>(
     cfg: &Tiling,
     sa: Shared<f32>,
     sb: Shared<f32>,
@@ -399,7 +399,7 @@ unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize>(
 
 /// `C = α·acc + β·C` for one thread's results starting at `(row0, col0)`.
 #[inline(always)]
-unsafe fn epilogue<const TM: usize, const TN: usize>(
+pub(super) unsafe fn epilogue<const TM: usize, const TN: usize>(
     cfg: &Tiling,
     p: &GemmParams,
     c: Global<f32>,

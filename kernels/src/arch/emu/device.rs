@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 use core::mem::{align_of, size_of};
 use std::format;
 
-use super::sched::{barrier, current, fault};
+use super::sched::{barrier, current, fault, AsyncCopy};
 
 macro_rules! index_fn {
     ($($(#[$m:meta])* $name:ident => |$b:ident, $t:ident| $e:expr;)*) => {$(
@@ -268,6 +268,101 @@ impl<T: Copy> Shared<T> {
             unsafe { (p as *mut V).write(v) };
             Ok(())
         })
+    }
+}
+
+/// `cp.async.cg.shared.global` of 16 bytes: element `j` of `src` to
+/// element `i` of `dst`.
+///
+/// The emulator reads the source when the copy is issued (checked: bounds
+/// and 16-byte alignment) and records the destination as written by this
+/// thread in the current barrier interval (checked for races and bounds),
+/// but the bytes only land in shared memory when
+/// [`cp_async_wait_group`] completes the copy's group, where the write is
+/// recorded again. So a kernel that reads a destination before waiting
+/// reads the old bytes (wrong results, or an uninitialised read), and one
+/// that forgets the barrier after waiting is reported as a race. A
+/// barrier alone does not complete copies, as on the device.
+///
+/// # Safety
+/// Always safe on the host; unsafe for symmetry with the device.
+#[inline]
+pub unsafe fn cp_async_16<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize) {
+    unsafe { cp_async_16_zfill(dst, i, src, j, 16) }
+}
+
+/// [`cp_async_16`] that reads only `src_bytes` (0..=16, whole elements) of
+/// the source and zero-fills the rest. The source index must be 16-byte
+/// aligned and inside the buffer even when `src_bytes` is 0.
+///
+/// # Safety
+/// Always safe on the host; unsafe for symmetry with the device.
+pub unsafe fn cp_async_16_zfill<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize, src_bytes: u32) {
+    unsafe { cp_async_sized(dst, i, src, j, src_bytes, 16) }
+}
+
+/// `cp.async.ca` of one 4-byte element, reading `src_bytes` (0 or 4) of
+/// it (see [`cp_async_16`] for how the emulator completes copies).
+///
+/// # Safety
+/// Always safe on the host; unsafe for symmetry with the device.
+pub unsafe fn cp_async_4_zfill<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize, src_bytes: u32) {
+    unsafe { cp_async_sized(dst, i, src, j, src_bytes, 4) }
+}
+
+/// [`cp_async_4_zfill`] of a whole element.
+///
+/// # Safety
+/// Always safe on the host; unsafe for symmetry with the device.
+pub unsafe fn cp_async_4<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize) {
+    unsafe { cp_async_sized(dst, i, src, j, 4, 4) }
+}
+
+/// A `size`-byte asynchronous copy reading `src_bytes` of it.
+unsafe fn cp_async_sized<T: Copy>(dst: Shared<T>, i: usize, src: Global<T>, j: usize, src_bytes: u32, size: usize) {
+    let n = src_bytes as usize;
+    if n > size || n % size_of::<T>() != 0 {
+        fault(format!("cp.async source size {n} is not a whole number of elements in 0..={size} bytes"));
+    }
+    src.check("cp.async read", j, n / size_of::<T>(), size);
+    let mut data = [0u8; 16];
+    // SAFETY: the n bytes at element j are inside the buffer (checked).
+    unsafe { core::ptr::copy_nonoverlapping(src.ptr.add(j) as *const u8, data.as_mut_ptr(), n) };
+    let at = dst.start(i);
+    dst.access("cp.async", i, size, size, |_, sh, tid| sh.on_write(at, size, tid));
+    let (_, t) = current();
+    let mut c = t.copies.borrow_mut();
+    let group = c.committed;
+    c.pending.push(AsyncCopy { dst: at, data, size, group });
+}
+
+/// `cp.async.commit_group`: closes the current group of copies.
+#[inline]
+pub fn cp_async_commit() {
+    let (_, t) = current();
+    t.copies.borrow_mut().committed += 1;
+}
+
+/// `cp.async.wait_group n`: completes every copy except those of the `n`
+/// most recently committed groups (and of the open group): their bytes
+/// are written to shared memory now, recorded as this thread's writes.
+pub fn cp_async_wait_group(n: u32) {
+    let (b, t) = current();
+    let done: std::vec::Vec<AsyncCopy> = {
+        let mut c = t.copies.borrow_mut();
+        let limit = c.committed.saturating_sub(n);
+        let (done, keep) = c.pending.drain(..).partition(|x| x.group < limit);
+        c.pending = keep;
+        done
+    };
+    for x in done {
+        let mut sh = b.shared.borrow_mut();
+        if let Err(msg) = sh.on_write(x.dst, x.size, t.linear) {
+            drop(sh);
+            fault(format!("{msg} (cp.async completion)"));
+        }
+        // SAFETY: dst..dst+size was bounds-checked when the copy was issued.
+        unsafe { core::ptr::copy_nonoverlapping(x.data.as_ptr(), sh.bytes().add(x.dst), x.size) };
     }
 }
 

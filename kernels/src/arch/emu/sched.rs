@@ -203,6 +203,29 @@ pub(crate) struct ThreadCtx {
     pub(crate) idx: [u32; 3],
     pub(crate) linear: u32,
     pub(crate) yielder: Cell<*const Yielder<(), Yield>>,
+    /// The thread's `cp.async` copies that have not completed yet.
+    pub(crate) copies: RefCell<AsyncCopies>,
+}
+
+/// One `cp.async` in flight: its source bytes (read at issue) and where
+/// they go.
+pub(crate) struct AsyncCopy {
+    /// Destination byte offset in the block's shared memory.
+    pub(crate) dst: usize,
+    /// The bytes (zero-filled past the source size); `size` of them.
+    pub(crate) data: [u8; 16],
+    /// Bytes copied (4 or 16).
+    pub(crate) size: usize,
+    /// Index of the commit group the copy belongs to.
+    pub(crate) group: u32,
+}
+
+/// A thread's asynchronous-copy state: copies in flight and the number of
+/// groups committed so far (the open group has this index).
+#[derive(Default)]
+pub(crate) struct AsyncCopies {
+    pub(crate) pending: Vec<AsyncCopy>,
+    pub(crate) committed: u32,
 }
 
 std::thread_local! {
@@ -316,6 +339,7 @@ fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync))
             idx: spec.block.unlinear(i as u64),
             linear: i as u32,
             yielder: Cell::new(core::ptr::null()),
+            copies: RefCell::new(AsyncCopies::default()),
         })
         .collect();
     let result = run_threads(&ctx, &threads, thread);

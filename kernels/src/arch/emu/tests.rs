@@ -168,3 +168,117 @@ fn bad_geometry_is_a_config_error() {
     let r = launch(spec("k", 0, 32, 0), &|| {});
     assert!(matches!(r, Err(EmuError::Config(_))));
 }
+
+kernel! {
+    /// Each thread copies its float4 with cp.async into slot `t`, waits,
+    /// barriers, and writes out its neighbour's slot (correct). Thread `t`
+    /// reads only `8 · t` bytes of its source (zero fill for the rest).
+    pub fn cp_async_rotate(src: Global<f32>, out: Global<f32>, zfill: u32) {
+        let t = thread_idx_x() as usize;
+        let n = block_dim_x() as usize;
+        let s = dynamic_shared::<f32>();
+        if zfill == 0 {
+            cp_async_16(s, 4 * t, src, 4 * t);
+        } else {
+            // Thread 0 reads nothing (any aligned index will do).
+            let bytes = (8 * t).min(16) as u32;
+            cp_async_16_zfill(s, 4 * t, src, if bytes == 0 { 0 } else { 4 * t }, bytes);
+        }
+        cp_async_commit();
+        cp_async_wait_group(0);
+        sync_threads();
+        let u = (t + 1) % n;
+        for e in 0..4 {
+            out.write(4 * t + e, s.load(4 * u + e));
+        }
+    }
+}
+
+kernel! {
+    /// Two groups in flight; waits for the older one only, then reads the
+    /// newer one's destination after the barrier: it has not landed yet.
+    pub fn cp_async_wait_too_little(src: Global<f32>, out: Global<f32>) {
+        let t = thread_idx_x() as usize;
+        let s = dynamic_shared::<f32>();
+        s.store(t, -1.0);
+        s.store(32 + t, -1.0);
+        sync_threads();
+        cp_async_16(s, 0, src, 0);
+        cp_async_commit();
+        cp_async_16(s, 32, src, 4);
+        cp_async_commit();
+        cp_async_wait_group(1);
+        sync_threads();
+        if t == 0 {
+            out.write(0, s.load(0));
+            out.write(1, s.load(32));
+        }
+        cp_async_wait_group(0);
+    }
+}
+
+kernel! {
+    /// Waits but skips the barrier before reading another thread's slot.
+    pub fn cp_async_no_barrier(src: Global<f32>, out: Global<f32>) {
+        let t = thread_idx_x() as usize;
+        let s = dynamic_shared::<f32>();
+        cp_async_16(s, 4 * t, src, 4 * t);
+        cp_async_commit();
+        cp_async_wait_group(0);
+        out.write(t, s.load(4 * ((t + 1) % 32)));
+    }
+}
+
+kernel! {
+    /// A cp.async source that is not 16-byte aligned.
+    pub fn cp_async_misaligned(src: Global<f32>) {
+        let s = dynamic_shared::<f32>();
+        cp_async_16(s, 0, src, 2);
+        cp_async_commit();
+        cp_async_wait_group(0);
+    }
+}
+
+#[test]
+fn cp_async_copies_land_at_wait_and_zero_fill() {
+    let mut src: std::vec::Vec<f32> = (0..128).map(|x| x as f32 + 1.0).collect();
+    let mut out = vec![0.0f32; 128];
+    let (gs, go) = (global(&mut src, "src"), global(&mut out, "out"));
+    launch(spec("cp_async_rotate", 1, 32, 512), &|| unsafe { cp_async_rotate(gs, go, 0) }).unwrap();
+    for t in 0..32 {
+        for e in 0..4 {
+            assert_eq!(out[4 * t + e], src[4 * ((t + 1) % 32) + e]);
+        }
+    }
+    // Zero fill: thread 0 reads 0 bytes, thread 1 reads 8, the others 16.
+    let go = global(&mut out, "out");
+    launch(spec("cp_async_rotate", 1, 32, 512), &|| unsafe { cp_async_rotate(gs, go, 1) }).unwrap();
+    let want = |u: usize, e: usize| if 2 * u > e { src[4 * u + e] } else { 0.0 };
+    for t in 0..32 {
+        let u = (t + 1) % 32;
+        for e in 0..4 {
+            assert_eq!(out[4 * t + e], want(u, e), "thread {t} element {e}");
+        }
+    }
+}
+
+#[test]
+fn cp_async_group_not_waited_for_has_not_landed() {
+    let mut src: std::vec::Vec<f32> = (0..8).map(|x| x as f32 + 1.0).collect();
+    let mut out = vec![0.0f32; 2];
+    let (gs, go) = (global(&mut src, "src"), global(&mut out, "out"));
+    // One thread: the copies of one thread cannot race with each other.
+    launch(spec("cp_async_wait_too_little", 1, 1, 256), &|| unsafe { cp_async_wait_too_little(gs, go) }).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [1.0, -1.0], "the older group landed, the newer one not yet");
+}
+
+#[test]
+fn cp_async_without_barrier_is_a_race_and_source_is_checked() {
+    let mut src = vec![1.0f32; 128];
+    let mut out = vec![0.0f32; 32];
+    let (gs, go) = (global(&mut src, "src"), global(&mut out, "out"));
+    let m = fault(launch(spec("cp_async_no_barrier", 1, 32, 512), &|| unsafe { cp_async_no_barrier(gs, go) }));
+    assert!(m.contains("race") || m.contains("uninitialised"), "{m}");
+    let m = fault(launch(spec("cp_async_misaligned", 1, 1, 16), &|| unsafe { cp_async_misaligned(gs) }));
+    assert!(m.contains("misaligned cp.async read"), "{m}");
+}

@@ -265,3 +265,130 @@ fn launch_geometry() {
     assert!(!tile_is_interior(&p, 896, 0, 128, 128));
     assert!(!tile_is_interior(&p, 0, 128, 128, 128));
 }
+
+/// Every configuration of rung 10's row-major-`A` engine.
+fn multistages() -> Vec<(&'static str, Multistage)> {
+    std::vec![
+        ("ms_256x128x8_s3", MS_256X128X8_S3),
+        ("ms_128x256x8_s3", MS_128X256X8_S3),
+        // 128 x 128 x 8 with 2-k A loads (tried with launch bounds).
+        ("ms_128x128x8_av2", Multistage { bm: 128, bn: 128, bk: 8, wm: 32, wn: 64, tm: 8, tn: 8, stages: 3, av: 2 }),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn row_major_a_tiles_are_bijective_and_keep_chunks(bm_log in 5u32..9, bk in prop::sample::select(std::vec![4usize, 8, 16, 32])) {
+        let tile = a_tile_rows(1 << bm_log, bk);
+        prop_assert!(tile.is_valid());
+        let mut seen = std::vec![false; tile.footprint()];
+        for r in 0..tile.layout.rows {
+            for c in 0..bk {
+                let o = tile.offset(r, c);
+                prop_assert_eq!(o, tile.swizzle.apply(tile.layout.offset(r, c)));
+                prop_assert!(!seen[o]);
+                seen[o] = true;
+                // A 16-byte chunk stays whole and aligned (cp.async copies it).
+                prop_assert_eq!(o % 4, c % 4);
+                prop_assert_eq!(o - c % 4, tile.offset(r, c - c % 4));
+            }
+        }
+    }
+
+    #[test]
+    fn chunk_bytes_counts_the_columns_inside(c4 in 0u32..64, cols in 0u32..80, row_ok in any::<bool>()) {
+        let c = 4 * c4;
+        let inside = (c..c + 4).filter(|&x| x < cols).count() as u32;
+        prop_assert_eq!(chunk_bytes(row_ok, c, cols), if row_ok { 4 * inside } else { 0 });
+    }
+}
+
+#[test]
+fn multistage_configurations_validate_and_copy_each_chunk_once() {
+    for (name, m) in multistages() {
+        assert!(m.validate(), "{name}");
+        covers_once(m.bm, m.bk, m.threads(), 4).unwrap_or_else(|e| panic!("{name}, A tile: {e}"));
+        covers_once(m.bk, m.bn, m.threads(), 4).unwrap_or_else(|e| panic!("{name}, B tile: {e}"));
+        assert!(m.shared_bytes() <= k10_multistage::MAX_SHARED_BYTES, "{name}");
+    }
+    for (name, m) in [("mst_128x256x8_s3", MST_128X256X8_S3), ("mst_128x128x8_s3", MultistageT { tiling: WT_128X128X8_W32X64_IL, stages: 3 })] {
+        assert!(m.validate(), "{name}");
+        covers_once(m.tiling.bm, m.tiling.bk, m.threads(), 4).unwrap_or_else(|e| panic!("{name}, A tile: {e}"));
+        covers_once(m.tiling.bk, m.tiling.bn, m.threads(), 4).unwrap_or_else(|e| panic!("{name}, B tile: {e}"));
+        // The element copies of A go where rung 9's scalar stores went:
+        // conflict-free ([A store, B store, A load, B load]).
+        assert_eq!(degrees(&m.tiling), [1, 1, 1, 1], "{name}");
+    }
+}
+
+#[test]
+fn lane_tiles_cover_the_block_tile_once() {
+    for (name, m) in multistages() {
+        let lanes = m.lanes();
+        assert!(lanes.is_valid(), "{name}");
+        let mut seen = std::vec![0u8; m.bm * m.bn];
+        for th in 0..m.threads() {
+            let (r0, c0) = lanes.origin(th);
+            for i in 0..m.tm {
+                for j in 0..m.tn {
+                    let (r, c) = (r0 + lanes.rows().offset(i, 0), c0 + lanes.cols().offset(j / 4, j % 4));
+                    assert!(r < m.bm && c < m.bn, "{name}: thread {th} result ({r}, {c}) outside");
+                    seen[r * m.bn + c] += 1;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s == 1), "{name}: lane tiles overlap or leave gaps");
+    }
+}
+
+/// Worst conflict degree of rung 10's accesses: [A copy, B copy, A load,
+/// B load] (copies and B loads are 16 bytes, A loads `4 · AV` bytes).
+fn multistage_degrees(m: &Multistage) -> [usize; 4] {
+    let (at, bt, lanes) = (m.a_tile(), m.b_tile(), m.lanes());
+    let nt = m.threads();
+    let mut d = [0usize; 4];
+    for w in 0..nt / 32 {
+        for q in 0..m.a_passes() {
+            let s = warp_addrs(w, |th| {
+                let (r, c) = tile_load(th, q, nt, m.bk, 4);
+                at.offset(r, c) * 4
+            });
+            d[0] = d[0].max(bank_conflict_degree(&s, 16));
+        }
+        for q in 0..m.b_passes() {
+            let s = warp_addrs(w, |th| {
+                let (r, c) = tile_load(th, q, nt, m.bn, 4);
+                bt.offset(r, c) * 4
+            });
+            d[1] = d[1].max(bank_conflict_degree(&s, 16));
+        }
+        for kb in (0..m.bk).step_by(m.av) {
+            for i in 0..m.tm {
+                let s = warp_addrs(w, |th| at.offset(lanes.origin(th).0 + lanes.rows().offset(i, 0), kb) * 4);
+                d[2] = d[2].max(bank_conflict_degree(&s, 4 * m.av));
+            }
+        }
+        for k in 0..m.bk {
+            for j4 in 0..m.tn / 4 {
+                let s = warp_addrs(w, |th| bt.offset(k, lanes.origin(th).1 + lanes.cols().offset(j4, 0)) * 4);
+                d[3] = d[3].max(bank_conflict_degree(&s, 16));
+            }
+        }
+    }
+    d
+}
+
+#[test]
+fn multistage_accesses_are_conflict_free() {
+    for (name, m) in multistages() {
+        assert_eq!(multistage_degrees(&m), [1, 1, 1, 1], "{name}");
+    }
+    // Without the swizzle, BK = 16 rows 64 bytes apart collide: lanes of
+    // one phase read rows r and r + 2 in the same banks.
+    let m = Multistage { bk: 16, ..MS_256X128X8_S3 };
+    assert_eq!(multistage_degrees(&m), [1, 1, 1, 1]);
+    let plain = SmemTile { swizzle: crate::layout::Swizzle::NONE, ..m.a_tile() };
+    let lanes = m.lanes();
+    let s = warp_addrs(0, |th| plain.offset(lanes.origin(th).0, 0) * 4);
+    assert_eq!(bank_conflict_degree(&s, 16), 2);
+}
