@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One batch on a lent GPU machine (no Rust there): the bundle's tests, the
+# tour and every benchmark (bundle/run.sh), then the PyTorch baselines.
+# Build the bundle first with `cargo xtask gpu-bundle`; run from the repo
+# root: `bash bench/gpu_batch.sh [quick|full]`. Logs are packed into
+# $OUT/logs.tgz (the device tool returns at most 8 files); the summary table
+# of run.sh is printed last.
+set -uo pipefail
+mode=${1:-quick}
+work=${FERROTILE_WORK:-/tmp/ferrotile-batch}
+mkdir -p "$work/logs"
+OUT=$work bash bundle/run.sh "$mode" > "$work/logs/run.log" 2>&1
+rc=$?
+for py in bench/torch_transpose.py bench/torch_sgemm.py; do
+  python3 "$py" > "$work/logs/$(basename "$py" .py).log" 2>&1 || echo "$py failed (see its log)"
+done
+if [ -n "${OUT:-}" ]; then
+  tar czf "$OUT/logs.tgz" -C "$work" logs
+fi
+cat "$work/logs/torch_sgemm.log" "$work/logs/torch_transpose.log"
+tail -22 "$work/logs/run.log"
+exit $rc
