@@ -17,7 +17,8 @@
 //! Targets: grayscale ≥ 90%, blur radius 1–3 ≥ 80%, vector add ≥ 90%.
 //! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
 //! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
-//! `FERROTILE_BENCH_STRIPS=1`: the sliding blur at every strip height too. Without CUDA it
+//! `FERROTILE_BENCH_STRIPS=1`: the horizontal-first sliding blur at other strip
+//! heights and its experiment kernels too. Without CUDA it
 //! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
 //! the CPU emulator at tiny sizes).
 
@@ -202,29 +203,33 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 let name = format!("{}_{}_r{r}", v.name(), if c == 1 { "gray" } else { "rgb" });
                 table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
             }
-            // The sliding rung's strip height: the default (named above)
-            // against a sweep, to check the default's choice.
-            if strip_sweep() && BlurVariant::Sliding.supports(w, c, r) {
+            // The horizontal-first sliding rung's strip height: the default
+            // (named above) against a sweep, and its experiment kernels
+            // (2 rows ahead, launch bounds) at the default strip and at 32.
+            if strip_sweep() && BlurVariant::SlidingSums.supports(w, c, r) {
                 let default = image::sliding_strip_rows(ctx, w, h, c);
-                for prefetch in [2u32, 4] {
-                    out.buffer_mut().fill(0xAB)?;
-                    if image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch).is_err() {
-                        continue;
+                let ch = if c == 1 { "gray" } else { "rgb" };
+                for strip in [default, 32] {
+                    for exp in ["p2", "lb"] {
+                        out.buffer_mut().fill(0xAB)?;
+                        if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, strip, exp).is_err() {
+                            continue;
+                        }
+                        let ok = out.download()?.data() == want.data();
+                        let t = measure(ctx, || image::blur_sliding_sums_experiment(ctx, img, &mut out, r, strip, exp))?;
+                        let name = format!("blur_hslide_{ch}_r{r} {exp} strip {strip} (default {default})");
+                        table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                     }
-                    let ok = out.download()?.data() == want.data();
-                    let t = measure(ctx, || image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch))?;
-                    let name = format!("blur_slide_{}_r{r} {prefetch} rows ahead (strip {default})", if c == 1 { "gray" } else { "rgb" });
-                    table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
                 for strip in [2u32, 4, 8, 16, 32, 64] {
-                    if strip == default || strip as usize > h {
+                    if strip == default || strip as usize > h || (h > 4096 && strip < 8) || (h <= 4096 && strip > 16) {
                         continue;
                     }
                     out.buffer_mut().fill(0xAB)?;
-                    image::blur_sliding(ctx, img, &mut out, r, strip)?;
+                    image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip)?;
                     let ok = out.download()?.data() == want.data();
-                    let t = measure(ctx, || image::blur_sliding(ctx, img, &mut out, r, strip))?;
-                    let name = format!("blur_slide_{}_r{r} strip {strip} (default {default})", if c == 1 { "gray" } else { "rgb" });
+                    let t = measure(ctx, || image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip))?;
+                    let name = format!("blur_hslide_{ch}_r{r} strip {strip} (default {default})");
                     table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
             }

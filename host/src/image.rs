@@ -255,11 +255,16 @@ pub enum BlurVariant {
     /// barrier: 1 or 3 channels, radius 1–3, rows of whole 16-byte chunks
     /// (width · channels a multiple of 16).
     Sliding,
+    /// The sliding rung sliding each row's horizontal sums (summed once,
+    /// when the row enters the window) instead of raw column sums: same
+    /// shapes as [`BlurVariant::Sliding`].
+    SlidingSums,
 }
 
 impl BlurVariant {
     /// Every rung, in ladder order.
-    pub const ALL: &'static [BlurVariant] = &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast, BlurVariant::Sliding];
+    pub const ALL: &'static [BlurVariant] =
+        &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast, BlurVariant::Sliding, BlurVariant::SlidingSums];
 
     /// The rung's name (the fast rungs have one kernel per channel count and radius).
     pub fn name(self) -> &'static str {
@@ -268,6 +273,7 @@ impl BlurVariant {
             BlurVariant::Tiled => "blur_tiled",
             BlurVariant::Fast => "blur_fast",
             BlurVariant::Sliding => "blur_slide",
+            BlurVariant::SlidingSums => "blur_hslide",
         }
     }
 
@@ -277,7 +283,7 @@ impl BlurVariant {
             BlurVariant::Naive => radius <= MAX_BLUR_RADIUS,
             BlurVariant::Tiled => radius <= MAX_TILED_RADIUS,
             BlurVariant::Fast => matches!((channels, radius), (1 | 3, 1..=3)),
-            BlurVariant::Sliding => {
+            BlurVariant::Sliding | BlurVariant::SlidingSums => {
                 u32::try_from(width).is_ok_and(|w| ix::slide_supports(w, channels as u32, radius))
             }
         }
@@ -318,7 +324,66 @@ pub fn blur_sliding(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, rad
     if strip_rows == 0 {
         return Err(Error::BadArgument { arg: "strip_rows", detail: "0, must be at least 1".into() });
     }
-    blur_checked(ctx, BlurVariant::Sliding, src, dst, radius, Some(strip_rows))
+    blur_strips(ctx, BlurVariant::Sliding, src, dst, radius, strip_rows)
+}
+
+/// A sliding rung ([`BlurVariant::Sliding`] or [`BlurVariant::SlidingSums`])
+/// with a chosen strip height: for tuning and benchmarks.
+///
+/// Errors: as [`blur_with`], `strip_rows` zero, and another `variant`.
+pub fn blur_strips(
+    ctx: &Context,
+    variant: BlurVariant,
+    src: &DeviceImage,
+    dst: &mut DeviceImage,
+    radius: u32,
+    strip_rows: u32,
+) -> Result<()> {
+    if strip_rows == 0 {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "0, must be at least 1".into() });
+    }
+    if !matches!(variant, BlurVariant::Sliding | BlurVariant::SlidingSums) {
+        return Err(Error::BadArgument { arg: "variant", detail: format!("{variant:?} has no strips") });
+    }
+    blur_checked(ctx, variant, src, dst, radius, Some(strip_rows))
+}
+
+/// The horizontal-first sliding rung as one of the benchmark's
+/// experiment kernels (`kernels::image::experiments`): `experiment` is
+/// `"p2"` (2 rows ahead) or `"lb"` (launch bounds; gray radius 3 with 2
+/// rows ahead at 6 blocks per SM, RGB radius 2 and 3 at 5).
+#[doc(hidden)]
+pub fn blur_sliding_sums_experiment(
+    ctx: &Context,
+    src: &DeviceImage,
+    dst: &mut DeviceImage,
+    radius: u32,
+    strip_rows: u32,
+    experiment: &str,
+) -> Result<()> {
+    use k::image::experiments as ke;
+    if strip_rows == 0 || !BlurVariant::SlidingSums.supports(src.width, src.channels, radius) {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
+    }
+    if !src.same_shape_as(dst) || src.channels != dst.channels {
+        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    let p = src.params(radius);
+    let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
+    let cfg = ix::blur_hslide_config(sp, radius);
+    let (input, output) = (&src.data, &mut dst.data);
+    match (src.channels, radius, experiment) {
+        (1, 1, "p2") => launch!(ctx, ke::blur_hslide_gray_r1_p2, cfg, input, output, sp),
+        (1, 2, "p2") => launch!(ctx, ke::blur_hslide_gray_r2_p2, cfg, input, output, sp),
+        (1, 3, "p2") => launch!(ctx, ke::blur_hslide_gray_r3_p2, cfg, input, output, sp),
+        (3, 1, "p2") => launch!(ctx, ke::blur_hslide_rgb_r1_p2, cfg, input, output, sp),
+        (3, 3, "p2") => launch!(ctx, ke::blur_hslide_rgb_r3_p2, cfg, input, output, sp),
+        (1, 3, "lb") => launch!(ctx, ke::blur_hslide_gray_r3_lb6, cfg, input, output, sp),
+        (3, 2, "lb") => launch!(ctx, ke::blur_hslide_rgb_r2_lb5, cfg, input, output, sp),
+        (3, 3, "lb") => launch!(ctx, ke::blur_hslide_rgb_r3_lb5, cfg, input, output, sp),
+        _ => Err(Error::BadArgument { arg: "experiment", detail: format!("no kernel `{experiment}` for {} channel(s) at radius {radius}", src.channels) }),
+    }
 }
 
 /// The sliding rung with `prefetch` rows loaded ahead instead of
@@ -418,6 +483,20 @@ fn blur_checked(
                 (3, 1) => launch!(ctx, ki::blur_slide_rgb_r1, cfg, input, output, sp),
                 (3, 2) => launch!(ctx, ki::blur_slide_rgb_r2, cfg, input, output, sp),
                 (3, 3) => launch!(ctx, ki::blur_slide_rgb_r3, cfg, input, output, sp),
+                _ => unreachable!("checked by supports()"),
+            }
+        }
+        (BlurVariant::SlidingSums, c, r) => {
+            let strip = strip_rows.unwrap_or_else(|| sliding_strip_rows(ctx, src.width, src.height, c));
+            let sp = SlideParams::new(p.width, p.height, p.channels, strip.min(p.height));
+            let cfg = ix::blur_hslide_config(sp, r);
+            match (c, r) {
+                (1, 1) => launch!(ctx, ki::blur_hslide_gray_r1, cfg, input, output, sp),
+                (1, 2) => launch!(ctx, ki::blur_hslide_gray_r2, cfg, input, output, sp),
+                (1, 3) => launch!(ctx, ki::blur_hslide_gray_r3, cfg, input, output, sp),
+                (3, 1) => launch!(ctx, ki::blur_hslide_rgb_r1, cfg, input, output, sp),
+                (3, 2) => launch!(ctx, ki::blur_hslide_rgb_r2, cfg, input, output, sp),
+                (3, 3) => launch!(ctx, ki::blur_hslide_rgb_r3, cfg, input, output, sp),
                 _ => unreachable!("checked by supports()"),
             }
         }

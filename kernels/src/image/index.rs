@@ -279,6 +279,12 @@ pub const fn hsum_lane(j: usize) -> (usize, usize) {
     (2 * (j / 4) + j % 2, (j % 4) / 2)
 }
 
+/// The output byte of lane `half` of packed word `w`: the inverse of [`hsum_lane`].
+#[inline(always)]
+pub const fn hsum_byte(w: usize, half: usize) -> usize {
+    4 * (w / 2) + w % 2 + 2 * half
+}
+
 /// Rows of a fast-blur input tile (the tile plus `r` halo rows above and below).
 #[inline(always)]
 pub const fn fast_tile_rows(r: u32) -> u32 {
@@ -544,6 +550,78 @@ pub const fn div_round_magic24(sum: u32, count: u32, magic: u32) -> u32 {
     sum.wrapping_mul(magic).wrapping_add((count / 2).wrapping_mul(magic)) >> MAGIC24_SHIFT
 }
 
+// ---------------------------------------------------------------------------
+// Sliding blur of horizontal sums
+// ---------------------------------------------------------------------------
+
+/// Packed words of one chunk row's horizontal sums: 16 u16 lanes, lane of
+/// byte `j` at [`hsum_lane`]`(j)`.
+pub const HSLIDE_WORDS: usize = 8;
+
+/// Rows a thread of the horizontal-first sliding blur
+/// ([`blur_hslide_gray_r1`](super::blur_hslide_gray_r1)) loads ahead of
+/// the row it sums (registers hold raw rows: 4 + 2 halo words each).
+pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
+    let _ = (channels, r);
+    4
+}
+
+/// A thread's ring of horizontal sums in shared memory, in 16-byte units:
+/// `(slot, half, thread)` with the thread fastest (a warp's 32 vectors of
+/// one slot and half are 512 contiguous bytes: no bank conflict). Slot
+/// `s` holds the sums of one window row, half `h` its words `4h .. 4h + 4`.
+#[inline(always)]
+pub const fn hslide_ring(r: u32) -> Layout3 {
+    Layout3::row_major(slide_ring_slots(r) as usize, 2, SLIDE_THREADS as usize)
+}
+
+/// Dynamic shared memory of a horizontal-first sliding-blur block.
+pub const fn hslide_shared_bytes(r: u32) -> u32 {
+    16 * hslide_ring(r).size() as u32
+}
+
+/// Launch of the horizontal-first sliding blur of radius `r`: the threads
+/// of [`blur_slide_config`], rings of horizontal sums.
+pub const fn blur_hslide_config(p: SlideParams, r: u32) -> LaunchConfig {
+    LaunchConfig::linear(p.threads().div_ceil(SLIDE_THREADS), SLIDE_THREADS).with_shared(hslide_shared_bytes(r))
+}
+
+/// The bias a column-sum lane starts from: `count / 2`, so that the lane
+/// holds `sum + count / 2`, the numerator of [`div_round_half_up`], with
+/// no add per output.
+#[inline(always)]
+pub const fn lane_bias(count: u32) -> u32 {
+    count / 2
+}
+
+/// `floor(a · b / 2³²)`: PTX `mul.hi.u32`.
+#[inline(always)]
+pub const fn mul_hi(a: u32, b: u32) -> u32 {
+    ((a as u64 * b as u64) >> 32) as u32
+}
+
+/// Largest count of [`div_round_hi_lane`].
+pub const HI_LANE_MAX_COUNT: u32 = 64;
+/// Largest low lane [`div_round_hi_lane`] tolerates.
+pub const HI_LANE_MAX_LOW: u32 = (1 << 15) - 1;
+
+/// The rounded mean of the high lane of a packed word without extracting
+/// it: `word = lo + 2¹⁶ · (sum + count / 2)` with `lo ≤ HI_LANE_MAX_LOW`,
+/// `2 ≤ count ≤ HI_LANE_MAX_COUNT`, `sum ≤ 255 · count`; the result is
+/// byte 2 of `mul_hi(word, magic24(count) << 8)` (returned shifted down).
+///
+/// Exact: the product is `floor((n + f) · m / 2²⁴)` shifted up 16 bits,
+/// with `n = sum + count / 2`, `f = lo / 2¹⁶ < 1/2`, `m = magic24(count)`,
+/// `m · count = 2²⁴ + e`, `e < count`. With `n = q · count + r`,
+/// `(n + f) · m / 2²⁴ = q + (r + f) / count + (n + f) · e / (count · 2²⁴)`
+/// and `r + f + (n + f) · e / 2²⁴ < count - 1 + 1/2 + 256 · 64² / 2²⁴ < count`
+/// (tested exhaustively below). Bytes 0–1 of the product are the low
+/// lane's fraction, byte 3 is zero.
+#[inline(always)]
+pub const fn div_round_hi_lane(word: u32, magic: u32) -> u32 {
+    (mul_hi(word, magic << 8) >> 16) & 0xff
+}
+
 /// Threads per block of [`volume_affine`](super::volume_affine): (cols, rows, planes).
 pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
 
@@ -640,6 +718,7 @@ mod tests {
             seen[w][h] = true;
             // Word m pairs bytes j0 and j0 + 2 with j0 = 4 (m / 2) + m % 2.
             assert_eq!(4 * (w / 2) + w % 2 + 2 * h, j);
+            assert_eq!(hsum_byte(w, h), j);
         }
     }
 
@@ -747,6 +826,44 @@ mod tests {
         assert_eq!(slide_strip_rows(360, 1080, t), 4);
         assert_eq!(slide_strip_rows(1, 1, t), SLIDE_STRIP_RANGE[0]);
         assert_eq!(slide_strip_rows(u32::MAX / 16, 1 << 20, t), SLIDE_STRIP_RANGE[1]);
+    }
+
+    #[test]
+    fn hi_lane_division_is_exact_for_every_sum_and_count_up_to_64() {
+        for count in 2..=HI_LANE_MAX_COUNT {
+            let m = magic24(count);
+            assert!((m as u64) << 8 < 1 << 32);
+            for sum in 0..=255 * count {
+                let hi = sum + lane_bias(count);
+                for lo in [0, 1, 255 * 49 + 24, HI_LANE_MAX_LOW, (sum * 7919) % (HI_LANE_MAX_LOW + 1)] {
+                    let word = lo | hi << 16;
+                    assert_eq!(div_round_hi_lane(word, m), div_round_half_up(sum, count), "sum {sum} count {count} lo {lo}");
+                    // Byte 3 of the product is zero: the quotient is byte 2.
+                    assert_eq!(mul_hi(word, m << 8) >> 24, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hslide_ring_accesses_are_conflict_free() {
+        for r in 1..=3u32 {
+            let ring = hslide_ring(r);
+            for slot in 0..slide_ring_slots(r) as usize {
+                for half in 0..2 {
+                    for warp in 0..(SLIDE_THREADS as usize / WARP) {
+                        let a: [Option<usize>; WARP] = core::array::from_fn(|l| Some(16 * ring.offset(slot, half, warp * WARP + l)));
+                        assert_eq!(layout::analysis::bank_conflict_degree(&a, 16), 1);
+                    }
+                }
+            }
+            assert!(hslide_shared_bytes(r) <= 48 * 1024);
+            // A window sum plus its bias fits a lane and stays under
+            // HI_LANE_MAX_LOW (the running update is mod 2³² on whole
+            // words, so only the final lanes must fit).
+            assert!(full_count(r) * 255 + lane_bias(full_count(r)) <= HI_LANE_MAX_LOW);
+            assert!(full_count(r) <= HI_LANE_MAX_COUNT);
+        }
     }
 
     proptest! {
