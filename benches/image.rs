@@ -18,7 +18,7 @@
 //! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
 //! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
 //! `FERROTILE_BENCH_STRIPS=1`: the horizontal-first sliding blur at other strip
-//! heights and its experiment kernels too. Without CUDA it
+//! heights (1 and 3 waves, 16 rows) and its experiment kernels too. Without CUDA it
 //! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
 //! the CPU emulator at tiny sizes).
 
@@ -204,32 +204,35 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
             }
             // The horizontal-first sliding rung's strip height: the default
-            // (named above) against a sweep, and its experiment kernels
-            // (2 rows ahead, launch bounds) at the default strip and at 32.
+            // (whole waves, named above) against 1 and 3 waves and strip 16,
+            // and its experiment kernels at the default strip.
             if strip_sweep() && BlurVariant::SlidingSums.supports(w, c, r) {
-                let default = image::sliding_strip_rows(ctx, w, h, c);
+                let default = image::sliding_sums_strip_rows(ctx, w, h, c, r);
                 let ch = if c == 1 { "gray" } else { "rgb" };
-                for strip in [default, 32] {
-                    for exp in ["p2", "lb"] {
-                        out.buffer_mut().fill(0xAB)?;
-                        if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, strip, exp).is_err() {
-                            continue;
-                        }
-                        let ok = out.download()?.data() == want.data();
-                        let t = measure(ctx, || image::blur_sliding_sums_experiment(ctx, img, &mut out, r, strip, exp))?;
-                        let name = format!("blur_hslide_{ch}_r{r} {exp} strip {strip} (default {default})");
-                        table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
+                for exp in ["p2", "lb"] {
+                    out.buffer_mut().fill(0xAB)?;
+                    if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp).is_err() {
+                        continue;
                     }
+                    let ok = out.download()?.data() == want.data();
+                    let t = measure(ctx, || image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp))?;
+                    let name = format!("blur_hslide_{ch}_r{r} {exp} strip {default} (default)");
+                    table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
-                for strip in [2u32, 4, 8, 16, 32, 64] {
-                    if strip == default || strip as usize > h || (h > 4096 && strip < 8) || (h <= 4096 && strip > 16) {
+                let mut strips: Vec<(u32, String)> = [1u32, 3]
+                    .iter()
+                    .map(|&wv| (image::sliding_sums_strip_rows_for_waves(ctx, w, h, c, r, wv), format!("{wv} wave(s)")))
+                    .collect();
+                strips.push((16, "fixed".into()));
+                for (strip, why) in strips {
+                    if strip == default || strip as usize > h {
                         continue;
                     }
                     out.buffer_mut().fill(0xAB)?;
                     image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip)?;
                     let ok = out.download()?.data() == want.data();
                     let t = measure(ctx, || image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip))?;
-                    let name = format!("blur_hslide_{ch}_r{r} strip {strip} (default {default})");
+                    let name = format!("blur_hslide_{ch}_r{r} strip {strip}, {why} (default {default})");
                     table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
             }

@@ -14,7 +14,7 @@
 use core::simd::{u32x2, u32x4};
 
 use super::index::{
-    byte_rows, full_count, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
+    byte_rows, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
     slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
     SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
 };
@@ -402,17 +402,20 @@ pub mod experiments {
     experiment!(blur_hslide_gray_r3_p2, 1, 3, 2);
     experiment!(blur_hslide_rgb_r1_p2, 3, 1, 2);
     experiment!(blur_hslide_rgb_r3_p2, 3, 3, 2);
-    experiment!(blur_hslide_rgb_r2_lb5, 3, 2, 4);
-    experiment!(blur_hslide_rgb_r3_lb5, 3, 3, 2);
     experiment!(blur_hslide_gray_r3_lb6, 1, 3, 2);
 }
 
 /// The image kernels with launch bounds (read by the PTX linker, see
-/// [`crate::launch::LaunchBounds`]): the `_lb<N>` experiments, 128
-/// threads ([`SLIDE_THREADS`]) and N blocks per SM.
+/// [`crate::launch::LaunchBounds`]): the horizontal-first sliding kernels
+/// at [`hslide_blocks_per_sm`] blocks of [`SLIDE_THREADS`], and the
+/// `_lb6` experiment (gray radius 3, 2 rows ahead, 6 blocks).
 pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
-    bounds("blur_hslide_rgb_r2_lb5", 5),
-    bounds("blur_hslide_rgb_r3_lb5", 5),
+    bounds("blur_hslide_gray_r1", hslide_blocks_per_sm(1, 1)),
+    bounds("blur_hslide_gray_r2", hslide_blocks_per_sm(1, 2)),
+    bounds("blur_hslide_gray_r3", hslide_blocks_per_sm(1, 3)),
+    bounds("blur_hslide_rgb_r1", hslide_blocks_per_sm(3, 1)),
+    bounds("blur_hslide_rgb_r2", hslide_blocks_per_sm(3, 2)),
+    bounds("blur_hslide_rgb_r3", hslide_blocks_per_sm(3, 3)),
     bounds("blur_hslide_gray_r3_lb6", 6),
 ];
 

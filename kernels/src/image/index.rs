@@ -560,10 +560,48 @@ pub const HSLIDE_WORDS: usize = 8;
 
 /// Rows a thread of the horizontal-first sliding blur
 /// ([`blur_hslide_gray_r1`](super::blur_hslide_gray_r1)) loads ahead of
-/// the row it sums (registers hold raw rows: 4 + 2 halo words each).
+/// the row it sums (registers hold raw rows: 4 + 2 halo words each): 4,
+/// but 2 for RGB at radius 3, whose 4 rows of 10 words would not fit the
+/// registers of 5 blocks per SM. Measured on an H200 at 8192² (first
+/// run, strip 16, % of copy): gray 89.3 / 83.0 / 75.4 with 4 rows against
+/// 87.3 / 81.9 / 72.3 with 2; RGB radius 3 at 5 blocks per SM with 2
+/// rows 56.7, with 4 rows at 4 blocks 53.3.
 pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
-    let _ = (channels, r);
-    4
+    if channels == 3 && r == 3 { 2 } else { 4 }
+}
+
+/// Blocks of [`SLIDE_THREADS`] per SM each horizontal-first sliding
+/// kernel is built for: its launch bounds (`.minnctapersm`, so ptxas keeps
+/// the registers under `65536 / (128 · n)`, and `cargo xtask
+/// ptxas-report` shows no spills) and the strip height
+/// ([`hslide_strip_rows`]) both use it. 6 (≤ 80 registers) where the
+/// kernel fits, else 5 (≤ 96): gray radius 3 takes 96, RGB radius 2 and 3
+/// spill under 80. RGB radius 2 measured 77.2% of copy at 5 blocks against
+/// 73.4% at 4 (its 119 registers without bounds), H200, 8192², strip 16.
+pub const fn hslide_blocks_per_sm(channels: u32, r: u32) -> u32 {
+    match (channels, r) {
+        (1, 1 | 2) | (3, 1) => 6,
+        _ => 5,
+    }
+}
+
+/// Waves of blocks the default horizontal-first launch is cut into.
+pub const HSLIDE_WAVES: u32 = 2;
+
+/// The strip height of a horizontal-first sliding launch that fills
+/// `waves` whole waves of `blocks_per_sm` blocks on `sm_count` SMs: the
+/// fewest rows per strip whose threads (one per chunk and strip) fit
+/// `waves · sm_count · blocks_per_sm · 128` threads, at least
+/// [`SLIDE_STRIP_RANGE`]`[0]` (small images: fewer threads than a wave).
+/// Every block of a wave does the same work, so a launch of whole waves
+/// has no partly filled last wave (powers of two left one: on an H200 at
+/// 8192² gray radius 1, strip 16 made 2.6 waves and 32 made 1.3, 89% and
+/// 74% of copy), and taller strips load fewer halo rows (`2r` per strip).
+pub const fn hslide_strip_rows(chunks: u32, height: u32, sm_count: u32, blocks_per_sm: u32, waves: u32) -> u32 {
+    let slots = waves as u64 * sm_count as u64 * blocks_per_sm as u64 * SLIDE_THREADS as u64;
+    let strips = slots / if chunks == 0 { 1 } else { chunks as u64 };
+    let rows = if strips == 0 { height as u64 } else { (height as u64).div_ceil(strips) };
+    if rows < SLIDE_STRIP_RANGE[0] as u64 { SLIDE_STRIP_RANGE[0] } else { rows as u32 }
 }
 
 /// A thread's ring of horizontal sums in shared memory, in 16-byte units:
@@ -846,6 +884,24 @@ mod tests {
     }
 
     #[test]
+    fn hslide_strips_fill_whole_waves() {
+        // H200 (132 SMs), gray and RGB at 8192², full HD.
+        assert_eq!(hslide_strip_rows(512, 8192, 132, 6, 2), 21);
+        assert_eq!(hslide_strip_rows(512, 8192, 132, 5, 2), 25);
+        assert_eq!(hslide_strip_rows(120, 1080, 132, 6, 2), 2);
+        assert_eq!(hslide_strip_rows(360, 1080, 132, 6, 1), 4);
+        assert_eq!(hslide_strip_rows(1, 1, 132, 6, 2), SLIDE_STRIP_RANGE[0]);
+        for c in [1u32, 3] {
+            for r in 1..=3 {
+                let n = hslide_blocks_per_sm(c, r);
+                // The rings of n blocks fit an SM's 227 KB.
+                assert!(n * hslide_shared_bytes(r) <= 227 * 1024);
+                assert!(hslide_prefetch(c, r) as usize <= SLIDE_MAX_PREFETCH);
+            }
+        }
+    }
+
+    #[test]
     fn hslide_ring_accesses_are_conflict_free() {
         for r in 1..=3u32 {
             let ring = hslide_ring(r);
@@ -932,6 +988,21 @@ mod tests {
                 let row = byte_rows(w, h, c);
                 let a: [Option<usize>; WARP] = core::array::from_fn(|l| Some(row.offset(0, l * SLIDE_CHUNK as usize)));
                 prop_assert_eq!(sectors(&a, 16), WARP / 2);
+            }
+        }
+
+        #[test]
+        fn hslide_strips_never_exceed_their_waves(chunks in 1u32..5000, h in 1u32..20000, sms in 1u32..200, n in 1u32..9, waves in 1u32..4) {
+            let s = hslide_strip_rows(chunks, h, sms, n, waves);
+            prop_assert!(s >= SLIDE_STRIP_RANGE[0]);
+            let threads = chunks as u64 * h.div_ceil(s) as u64;
+            let slots = (waves * sms * n * SLIDE_THREADS) as u64;
+            // Whole waves (up to block rounding), unless even the shortest
+            // strips leave the image short of one wave.
+            prop_assert!(threads <= slots || s == SLIDE_STRIP_RANGE[0] || slots < chunks as u64);
+            // And no shorter strip would also fit: the tallest strips that do.
+            if s > SLIDE_STRIP_RANGE[0] {
+                prop_assert!(chunks as u64 * h.div_ceil(s - 1) as u64 > slots);
             }
         }
 
