@@ -18,7 +18,7 @@
 //! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
 //! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
 //! `FERROTILE_BENCH_STRIPS=1`: the horizontal-first sliding blur at other strip
-//! heights (1 and 3 waves, 16 rows) and its experiment kernels too. Without CUDA it
+//! heights (1, 2 and 3 waves, 16 rows) and its experiment kernels too. Without CUDA it
 //! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
 //! the CPU emulator at tiny sizes).
 
@@ -204,7 +204,8 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
             }
             // The horizontal-first sliding rung's strip height: the default
-            // (whole waves, named above) against 1 and 3 waves and strip 16,
+            // (3 whole waves, 2 on small images; named above) against 1, 2
+            // and 3 waves and strip 16,
             // and its experiment kernels at the default strip.
             if strip_sweep() && BlurVariant::SlidingSums.supports(w, c, r) {
                 let default = image::sliding_sums_strip_rows(ctx, w, h, c, r);
@@ -219,7 +220,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                     let name = format!("blur_hslide_{ch}_r{r} {exp} strip {default} (default)");
                     table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
-                let mut strips: Vec<(u32, String)> = [1u32, 3]
+                let mut strips: Vec<(u32, String)> = [1u32, 2, 3]
                     .iter()
                     .map(|&wv| (image::sliding_sums_strip_rows_for_waves(ctx, w, h, c, r, wv), format!("{wv} wave(s)")))
                     .collect();

@@ -423,10 +423,14 @@ pub fn blur_sliding_prefetch(
 }
 
 /// The default strip height of the horizontal-first sliding rung for
-/// `width × height × channels` at `radius` on `ctx`: the strips that fill
-/// [`ix::HSLIDE_WAVES`] whole waves of blocks ([`ix::hslide_strip_rows`]).
+/// `width × height × channels` at `radius` on `ctx`: strips that fill 3
+/// whole waves of blocks, 2 on small images
+/// ([`ix::hslide_default_strip_rows`]).
 pub fn sliding_sums_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize, radius: u32) -> u32 {
-    sliding_sums_strip_rows_for_waves(ctx, width, height, channels, radius, ix::HSLIDE_WAVES)
+    let sms = ctx.device_info().map_or(132, |d| d.sm_count.max(1) as u32);
+    let chunks = (width * channels / ix::SLIDE_CHUNK as usize).min(u32::MAX as usize) as u32;
+    let blocks = ix::hslide_blocks_per_sm(channels as u32, radius);
+    ix::hslide_default_strip_rows(chunks, height.min(u32::MAX as usize) as u32, sms, blocks)
 }
 
 /// [`sliding_sums_strip_rows`] for `waves` waves (the benchmark compares).
@@ -714,6 +718,26 @@ mod tests {
         fn separable_reference_is_the_definition(w in 1usize..20, h in 1usize..20, c in prop::sample::select(vec![1usize, 3]), r in 0u32..6, seed: u64) {
             let img = random_image(w, h, c, seed);
             prop_assert_eq!(cpu::blur(&img, r), cpu::blur_direct(&img, r));
+        }
+    }
+
+    #[test]
+    fn image_launch_bounds_match_the_launched_blocks() {
+        // Every image kernel with bounds launches SLIDE_THREADS threads with
+        // the rings of the sliding-sums config; n blocks of rings fit an SM.
+        for b in k::image::LAUNCH_BOUNDS {
+            assert!(b.kernel.starts_with("blur_hslide_"), "{}", b.kernel);
+            let r: u32 = b.kernel[b.kernel.rfind("_r").unwrap() + 2..][..1].parse().unwrap();
+            let cfg = ix::blur_hslide_config(SlideParams::new(16, 16, 1, 4), r);
+            assert_eq!(cfg.threads_per_block(), b.max_threads, "{}", b.kernel);
+            assert!(cfg.shared_bytes * b.min_blocks_per_sm <= 227 * 1024, "{}", b.kernel);
+        }
+        for c in [1usize, 3] {
+            for r in 1..=3 {
+                let name = format!("blur_hslide_{}_r{r}", if c == 1 { "gray" } else { "rgb" });
+                let b = k::launch::LAUNCH_BOUNDS.iter().find(|b| b.kernel == name).expect("default kernels have bounds");
+                assert_eq!(b.min_blocks_per_sm, ix::hslide_blocks_per_sm(c as u32, r));
+            }
         }
     }
 

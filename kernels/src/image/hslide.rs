@@ -332,9 +332,16 @@ kernel! {
     /// its width no longer grows with the halo. The window sums start
     /// biased by `count / 2`, so each high lane divides with one
     /// multiply-high and no shift (`div_round_hi_lane`). Same threads,
-    /// strips, edge warps and prefetch as `blur_slide_*`. Expected: about
-    /// 30% fewer instructions per row (the previous rung is bound by its
-    /// integer pipe), more at larger halos (RGB).
+    /// strips, edge warps and prefetch as `blur_slide_*`; launch bounds
+    /// pin 6 blocks per SM (`hslide_blocks_per_sm`), and the default strips
+    /// fill whole waves of them (`hslide_default_strip_rows`). Expected:
+    /// about 20% fewer instructions per row (116 against ~145 for
+    /// `blur_slide_gray_r1`, whose integer pipe is the limit), more at
+    /// larger halos (RGB). Measured on an H200 at 8192² (% of copy, same
+    /// run): 89.3 against 83.5 at strip 16 (first run); 83.0 against 79.5
+    /// (second run, 3 waves of 14-row strips). Radius 2 / 3: 83.0 / 75.4
+    /// against 73.2 / 74.3 (first run, strip 16); 78.8 / 72.8 against
+    /// 69.7 / 69.6 (second run, 3 waves).
     pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
         blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }>(input, output, p)
     }
@@ -380,6 +387,13 @@ kernel! {
 /// Benchmark experiments of the horizontal-first sliding blur: other
 /// prefetch depths (`_p<D>`) and launch bounds (`_lb<N>`: `.maxntid 128`,
 /// `.minnctapersm N`, see [`LAUNCH_BOUNDS`]) than the default kernels.
+/// Measured (H200, 8192², % of copy): first run, strip 16: 2 rows ahead
+/// 87.3 / 81.9 / 72.3 gray, RGB radius 1 83.9 (4 rows: 89.3 / 83.0 /
+/// 75.4, 88.5), gray radius 3 at 6 blocks with 2 rows 74.4; second run,
+/// 2-wave strips: 2 rows ahead 73.9 / 72.5 / 69.0 gray (4 rows: 75.4 /
+/// 71.2 / 70.4), RGB radius 1 74.1 (73.4), RGB radius 3 without launch
+/// bounds (4 blocks per SM) 49.1 (60.7 at 5), gray radius 3 at 6 blocks
+/// 68.2. None beat the defaults.
 pub mod experiments {
     use super::blur_hslide_body;
     use crate::arch::Global;

@@ -574,7 +574,7 @@ pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
 /// kernel is built for: its launch bounds (`.minnctapersm`, so ptxas keeps
 /// the registers under `65536 / (128 · n)`, and `cargo xtask
 /// ptxas-report` shows no spills) and the strip height
-/// ([`hslide_strip_rows`]) both use it. 6 (≤ 80 registers) where the
+/// ([`hslide_default_strip_rows`]) both use it. 6 (≤ 80 registers) where the
 /// kernel fits, else 5 (≤ 96): gray radius 3 takes 96, RGB radius 2 and 3
 /// spill under 80. RGB radius 2 measured 77.2% of copy at 5 blocks against
 /// 73.4% at 4 (its 119 registers without bounds), H200, 8192², strip 16.
@@ -585,23 +585,44 @@ pub const fn hslide_blocks_per_sm(channels: u32, r: u32) -> u32 {
     }
 }
 
-/// Waves of blocks the default horizontal-first launch is cut into.
-pub const HSLIDE_WAVES: u32 = 2;
+/// Waves of blocks the default horizontal-first launch is cut into
+/// ([`hslide_default_strip_rows`]); [`HSLIDE_SMALL_WAVES`] where that
+/// would need the shortest strips.
+pub const HSLIDE_WAVES: u32 = 3;
+/// Waves of the default launch on images too small for
+/// [`HSLIDE_WAVES`] waves of strips taller than the shortest.
+pub const HSLIDE_SMALL_WAVES: u32 = 2;
 
 /// The strip height of a horizontal-first sliding launch that fills
 /// `waves` whole waves of `blocks_per_sm` blocks on `sm_count` SMs: the
 /// fewest rows per strip whose threads (one per chunk and strip) fit
 /// `waves · sm_count · blocks_per_sm · 128` threads, at least
 /// [`SLIDE_STRIP_RANGE`]`[0]` (small images: fewer threads than a wave).
-/// Every block of a wave does the same work, so a launch of whole waves
-/// has no partly filled last wave (powers of two left one: on an H200 at
-/// 8192² gray radius 1, strip 16 made 2.6 waves and 32 made 1.3, 89% and
-/// 74% of copy), and taller strips load fewer halo rows (`2r` per strip).
+/// Every inner block of a wave does the same work, so whole waves leave
+/// no partly filled last wave; but the edge chunks' threads (1 row ahead:
+/// about 1.5 µs per row on an H200, latency-bound) take longest and start
+/// first, so strips must stay short enough for them: one wave (strips of
+/// 42–149 rows at 8192²) ran as long as its edge threads, 41–60% of copy.
 pub const fn hslide_strip_rows(chunks: u32, height: u32, sm_count: u32, blocks_per_sm: u32, waves: u32) -> u32 {
     let slots = waves as u64 * sm_count as u64 * blocks_per_sm as u64 * SLIDE_THREADS as u64;
     let strips = slots / if chunks == 0 { 1 } else { chunks as u64 };
     let rows = if strips == 0 { height as u64 } else { (height as u64).div_ceil(strips) };
     if rows < SLIDE_STRIP_RANGE[0] as u64 { SLIDE_STRIP_RANGE[0] } else { rows as u32 }
+}
+
+/// The default strip height of the horizontal-first sliding blur:
+/// [`HSLIDE_WAVES`] (3) whole waves ([`hslide_strip_rows`]), or
+/// [`HSLIDE_SMALL_WAVES`] (2) where 3 would need the shortest strips
+/// (small images: the `2r` halo rows of each strip weigh more there).
+/// Measured on an H200 (second run, % of copy): at 8192² 3 waves (strips
+/// of 14–17 rows gray, 42–50 RGB) gave gray 83.0 / 78.8 / 72.8 and RGB
+/// 82.0 / 78.9 / 59.5 for radius 1–3, 2 waves 75.4 / 71.2 / 70.4 and 73.4 /
+/// 69.9 / 60.7, fixed 16 rows 83.4 / 76.9 / 70.4 and 87.8 / 76.5 / 56.2; at
+/// 1920 × 1080 2 waves (RGB radius 2 and 3: 3 rows) 80.6 and 65.7 against
+/// 73.1 and 62.8 with 3 waves (2 rows).
+pub const fn hslide_default_strip_rows(chunks: u32, height: u32, sm_count: u32, blocks_per_sm: u32) -> u32 {
+    let s = hslide_strip_rows(chunks, height, sm_count, blocks_per_sm, HSLIDE_WAVES);
+    if s > SLIDE_STRIP_RANGE[0] { s } else { hslide_strip_rows(chunks, height, sm_count, blocks_per_sm, HSLIDE_SMALL_WAVES) }
 }
 
 /// A thread's ring of horizontal sums in shared memory, in 16-byte units:
@@ -891,6 +912,15 @@ mod tests {
         assert_eq!(hslide_strip_rows(120, 1080, 132, 6, 2), 2);
         assert_eq!(hslide_strip_rows(360, 1080, 132, 6, 1), 4);
         assert_eq!(hslide_strip_rows(1, 1, 132, 6, 2), SLIDE_STRIP_RANGE[0]);
+        // The defaults of the second H200 run's measurements: 3 waves at
+        // 8192², 2 waves at full HD.
+        assert_eq!(hslide_default_strip_rows(512, 8192, 132, 6), 14);
+        assert_eq!(hslide_default_strip_rows(512, 8192, 132, 5), 17);
+        assert_eq!(hslide_default_strip_rows(1536, 8192, 132, 6), 42);
+        assert_eq!(hslide_default_strip_rows(1536, 8192, 132, 5), 50);
+        assert_eq!(hslide_default_strip_rows(120, 1080, 132, 6), 2);
+        assert_eq!(hslide_default_strip_rows(360, 1080, 132, 6), 2);
+        assert_eq!(hslide_default_strip_rows(360, 1080, 132, 5), 3);
         for c in [1u32, 3] {
             for r in 1..=3 {
                 let n = hslide_blocks_per_sm(c, r);
