@@ -17,7 +17,8 @@
 //! Targets: grayscale ≥ 90%, blur radius 1–3 ≥ 80%, vector add ≥ 90%.
 //! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
 //! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
-//! `FERROTILE_BENCH_STRIPS=1`: the sliding blur at every strip height too. Without CUDA it
+//! `FERROTILE_BENCH_STRIPS=1`: the horizontal-first sliding blur at other strip
+//! heights (1, 2 and 3 waves, 16 rows) and its experiment kernels too. Without CUDA it
 //! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
 //! the CPU emulator at tiny sizes).
 
@@ -202,29 +203,37 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 let name = format!("{}_{}_r{r}", v.name(), if c == 1 { "gray" } else { "rgb" });
                 table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
             }
-            // The sliding rung's strip height: the default (named above)
-            // against a sweep, to check the default's choice.
-            if strip_sweep() && BlurVariant::Sliding.supports(w, c, r) {
-                let default = image::sliding_strip_rows(ctx, w, h, c);
-                for prefetch in [2u32, 4] {
+            // The horizontal-first sliding rung's strip height: the default
+            // (3 whole waves, 2 on small images; named above) against 1, 2
+            // and 3 waves and strip 16,
+            // and its experiment kernels at the default strip.
+            if strip_sweep() && BlurVariant::SlidingSums.supports(w, c, r) {
+                let default = image::sliding_sums_strip_rows(ctx, w, h, c, r);
+                let ch = if c == 1 { "gray" } else { "rgb" };
+                for exp in ["p2", "lb"] {
                     out.buffer_mut().fill(0xAB)?;
-                    if image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch).is_err() {
+                    if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp).is_err() {
                         continue;
                     }
                     let ok = out.download()?.data() == want.data();
-                    let t = measure(ctx, || image::blur_sliding_prefetch(ctx, img, &mut out, r, default, prefetch))?;
-                    let name = format!("blur_slide_{}_r{r} {prefetch} rows ahead (strip {default})", if c == 1 { "gray" } else { "rgb" });
+                    let t = measure(ctx, || image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp))?;
+                    let name = format!("blur_hslide_{ch}_r{r} {exp} strip {default} (default)");
                     table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
-                for strip in [2u32, 4, 8, 16, 32, 64] {
+                let mut strips: Vec<(u32, String)> = [1u32, 2, 3]
+                    .iter()
+                    .map(|&wv| (image::sliding_sums_strip_rows_for_waves(ctx, w, h, c, r, wv), format!("{wv} wave(s)")))
+                    .collect();
+                strips.push((16, "fixed".into()));
+                for (strip, why) in strips {
                     if strip == default || strip as usize > h {
                         continue;
                     }
                     out.buffer_mut().fill(0xAB)?;
-                    image::blur_sliding(ctx, img, &mut out, r, strip)?;
+                    image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip)?;
                     let ok = out.download()?.data() == want.data();
-                    let t = measure(ctx, || image::blur_sliding(ctx, img, &mut out, r, strip))?;
-                    let name = format!("blur_slide_{}_r{r} strip {strip} (default {default})", if c == 1 { "gray" } else { "rgb" });
+                    let t = measure(ctx, || image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip))?;
+                    let name = format!("blur_hslide_{ch}_r{r} strip {strip}, {why} (default {default})");
                     table.row(&name, &size, t, 2.0 * (c * px) as f64, copy, ok);
                 }
             }

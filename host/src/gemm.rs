@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn launch_bounds_match_the_launched_block_size() {
-        for b in k::launch::LAUNCH_BOUNDS {
+        for b in k::sgemm::LAUNCH_BOUNDS {
             let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
             let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
             let (threads, shared) = v.block_resources().expect("bounded kernels are float4 rungs");

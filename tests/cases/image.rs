@@ -47,14 +47,14 @@ fn blur(ctx: &Context, v: BlurVariant, w: usize, h: usize, c: usize, r: u32) -> 
     Ok(())
 }
 
-/// The sliding rung with strips of `strip` rows.
-fn blur_strip(ctx: &Context, w: usize, h: usize, c: usize, r: u32, strip: u32) -> Result<(), String> {
+/// A sliding rung with strips of `strip` rows.
+fn blur_strip(ctx: &Context, v: BlurVariant, w: usize, h: usize, c: usize, r: u32, strip: u32) -> Result<(), String> {
     let img = random_image(w, h, c, "blur_slide_strip");
     let want = cpu::blur(&img, r);
     let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
     for poison in POISONS {
         let mut dst = poisoned_image(ctx, w, h, c, poison)?;
-        image::blur_sliding(ctx, &src, &mut dst, r, strip).map_err(|e| e.to_string())?;
+        image::blur_strips(ctx, v, &src, &mut dst, r, strip).map_err(|e| e.to_string())?;
         exact("blur", dst.download().map_err(|e| e.to_string())?.data(), want.data())?;
     }
     Ok(())
@@ -136,7 +136,8 @@ pub fn cases() -> Vec<Case> {
     for &b in BlurVariant::ALL {
         for c in [1usize, 3] {
             for r in [0u32, 1, 2, 3, 5, 17] {
-                let shapes = if b == BlurVariant::Sliding { &SLIDE_SHAPES[..] } else { &SHAPES[..] };
+                let sliding = matches!(b, BlurVariant::Sliding | BlurVariant::SlidingSums);
+                let shapes = if sliding { &SLIDE_SHAPES[..] } else { &SHAPES[..] };
                 for &(w, h) in shapes {
                     if !b.supports(w, c, r) || (r == 17 && w * h > 62 * 76) {
                         continue;
@@ -157,23 +158,44 @@ pub fn cases() -> Vec<Case> {
             }
         }
     }
-    // The sliding rung with every kind of strip: one row, fewer rows than
+    // The sliding rungs with every kind of strip: one row, fewer rows than
     // the window, a partial last strip, one strip for the whole image.
-    for c in [1usize, 3] {
-        for r in 1..=3u32 {
-            for strip in [1u32, 2, 3, 5, 8, 64] {
-                for (w, h) in [(32, 29), (16, 7), (48, 20)] {
-                    v.push(Case::new(format!("image::blur::blur_slide::c{c}::r{r}::{w}x{h}::strip{strip}"), move |ctx| {
-                        blur_strip(ctx, w, h, c, r, strip)
+    for b in [BlurVariant::Sliding, BlurVariant::SlidingSums] {
+        for c in [1usize, 3] {
+            for r in 1..=3u32 {
+                for strip in [1u32, 2, 3, 5, 8, 64] {
+                    for (w, h) in [(32, 29), (16, 7), (48, 20)] {
+                        v.push(Case::new(format!("image::blur::{}::c{c}::r{r}::{w}x{h}::strip{strip}", b.name()), move |ctx| {
+                            blur_strip(ctx, b, w, h, c, r, strip)
+                        }));
+                    }
+                }
+                for strip in [1u32, 7, 16, 32, 128] {
+                    v.push(Case::gpu_only(format!("image::blur::{}::c{c}::r{r}::2048x1031::strip{strip}", b.name()), move |ctx| {
+                        blur_strip(ctx, b, 2048, 1031, c, r, strip)
                     }));
                 }
             }
-            for strip in [1u32, 7, 16, 32, 128] {
-                v.push(Case::gpu_only(format!("image::blur::blur_slide::c{c}::r{r}::2048x1031::strip{strip}"), move |ctx| {
-                    blur_strip(ctx, 2048, 1031, c, r, strip)
-                }));
-            }
         }
+    }
+    // The horizontal-first rung's experiment kernels of the benchmark.
+    for (c, r, e) in [(1usize, 1u32, "p2"), (1, 2, "p2"), (1, 3, "p2"), (3, 1, "p2"), (3, 3, "p2"), (1, 3, "lb")] {
+        for (w, h, strip) in [(48usize, 21usize, 5u32), (64, 9, 2)] {
+            v.push(Case::new(format!("image::blur::blur_hslide_{e}::c{c}::r{r}::{w}x{h}"), move |ctx| {
+                let img = random_image(w, h, c, "blur_hslide_experiment");
+                let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+                let mut dst = poisoned_image(ctx, w, h, c, 0xAB)?;
+                image::blur_sliding_sums_experiment(ctx, &src, &mut dst, r, strip, e).map_err(|e| e.to_string())?;
+                exact("blur", dst.download().map_err(|e| e.to_string())?.data(), cpu::blur(&img, r).data())
+            }));
+        }
+        v.push(Case::gpu_only(format!("image::blur::blur_hslide_{e}::c{c}::r{r}::1024x777"), move |ctx| {
+            let img = random_image(1024, 777, c, "blur_hslide_experiment");
+            let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+            let mut dst = poisoned_image(ctx, 1024, 777, c, 0x54)?;
+            image::blur_sliding_sums_experiment(ctx, &src, &mut dst, r, 16, e).map_err(|e| e.to_string())?;
+            exact("blur", dst.download().map_err(|e| e.to_string())?.data(), cpu::blur(&img, r).data())
+        }));
     }
     // The prefetch-depth experiments of the benchmark.
     for (c, r, d) in [(1usize, 1u32, 2u32), (1, 2, 2), (1, 3, 4), (3, 1, 2), (3, 3, 4)] {
@@ -226,6 +248,15 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     let mut rgb16_out = poisoned_image(ctx, 16, 3, 3, 0xAB)?;
     expect("sliding blur with empty strips", image::blur_sliding(ctx, &rgb16, &mut rgb16_out, 1, 0), "strip_rows")?;
     expect("sliding blur at radius 4", image::blur_sliding(ctx, &rgb16, &mut rgb16_out, 4, 8), "variant")?;
+    expect("sliding-sums blur of a 4-pixel row", image::blur_with(ctx, BlurVariant::SlidingSums, &rgb, &mut rgb_out, 1), "variant")?;
+    expect("strips of the fast rung", image::blur_strips(ctx, BlurVariant::Fast, &rgb16, &mut rgb16_out, 1, 8), "variant")?;
+    expect("sliding-sums blur with empty strips", image::blur_strips(ctx, BlurVariant::SlidingSums, &rgb16, &mut rgb16_out, 1, 0), "strip_rows")?;
+    expect("sliding-sums blur at radius 4", image::blur_strips(ctx, BlurVariant::SlidingSums, &rgb16, &mut rgb16_out, 4, 8), "variant")?;
+    expect(
+        "unknown sliding-sums experiment",
+        image::blur_sliding_sums_experiment(ctx, &rgb16, &mut rgb16_out, 1, 8, "p9"),
+        "experiment",
+    )?;
     exact("untouched sliding output", rgb16_out.download().map_err(|e| e.to_string())?.data(), &[0xAB; 16 * 3 * 3])?;
     match HostImage::new(4, 3, 3, vec![0u8; 35]) {
         Err(Error::LengthMismatch { arg: "data", expected: 36, actual: 35 }) => {}

@@ -279,6 +279,12 @@ pub const fn hsum_lane(j: usize) -> (usize, usize) {
     (2 * (j / 4) + j % 2, (j % 4) / 2)
 }
 
+/// The output byte of lane `half` of packed word `w`: the inverse of [`hsum_lane`].
+#[inline(always)]
+pub const fn hsum_byte(w: usize, half: usize) -> usize {
+    4 * (w / 2) + w % 2 + 2 * half
+}
+
 /// Rows of a fast-blur input tile (the tile plus `r` halo rows above and below).
 #[inline(always)]
 pub const fn fast_tile_rows(r: u32) -> u32 {
@@ -544,6 +550,137 @@ pub const fn div_round_magic24(sum: u32, count: u32, magic: u32) -> u32 {
     sum.wrapping_mul(magic).wrapping_add((count / 2).wrapping_mul(magic)) >> MAGIC24_SHIFT
 }
 
+// ---------------------------------------------------------------------------
+// Sliding blur of horizontal sums
+// ---------------------------------------------------------------------------
+
+/// Packed words of one chunk row's horizontal sums: 16 u16 lanes, lane of
+/// byte `j` at [`hsum_lane`]`(j)`.
+pub const HSLIDE_WORDS: usize = 8;
+
+/// Rows a thread of the horizontal-first sliding blur
+/// ([`blur_hslide_gray_r1`](super::blur_hslide_gray_r1)) loads ahead of
+/// the row it sums (registers hold raw rows: 4 + 2 halo words each): 4,
+/// but 2 for RGB at radius 3, whose 4 rows of 10 words would not fit the
+/// registers of 5 blocks per SM. Measured on an H200 at 8192² (first
+/// run, strip 16, % of copy): gray 89.3 / 83.0 / 75.4 with 4 rows against
+/// 87.3 / 81.9 / 72.3 with 2; RGB radius 3 at 5 blocks per SM with 2
+/// rows 56.7, with 4 rows at 4 blocks 53.3.
+pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
+    if channels == 3 && r == 3 { 2 } else { 4 }
+}
+
+/// Blocks of [`SLIDE_THREADS`] per SM each horizontal-first sliding
+/// kernel is built for: its launch bounds (`.minnctapersm`, so ptxas keeps
+/// the registers under `65536 / (128 · n)`, and `cargo xtask
+/// ptxas-report` shows no spills) and the strip height
+/// ([`hslide_default_strip_rows`]) both use it. 6 (≤ 80 registers) where the
+/// kernel fits, else 5 (≤ 96): gray radius 3 takes 96, RGB radius 2 and 3
+/// spill under 80. RGB radius 2 measured 77.2% of copy at 5 blocks against
+/// 73.4% at 4 (its 119 registers without bounds), H200, 8192², strip 16.
+pub const fn hslide_blocks_per_sm(channels: u32, r: u32) -> u32 {
+    match (channels, r) {
+        (1, 1 | 2) | (3, 1) => 6,
+        _ => 5,
+    }
+}
+
+/// Waves of blocks the default horizontal-first launch is cut into
+/// ([`hslide_default_strip_rows`]); [`HSLIDE_SMALL_WAVES`] where that
+/// would need the shortest strips.
+pub const HSLIDE_WAVES: u32 = 3;
+/// Waves of the default launch on images too small for
+/// [`HSLIDE_WAVES`] waves of strips taller than the shortest.
+pub const HSLIDE_SMALL_WAVES: u32 = 2;
+
+/// The strip height of a horizontal-first sliding launch that fills
+/// `waves` whole waves of `blocks_per_sm` blocks on `sm_count` SMs: the
+/// fewest rows per strip whose threads (one per chunk and strip) fit
+/// `waves · sm_count · blocks_per_sm · 128` threads, at least
+/// [`SLIDE_STRIP_RANGE`]`[0]` (small images: fewer threads than a wave).
+/// Every inner block of a wave does the same work, so whole waves leave
+/// no partly filled last wave; but the edge chunks' threads (1 row ahead:
+/// about 1.5 µs per row on an H200, latency-bound) take longest and start
+/// first, so strips must stay short enough for them: one wave (strips of
+/// 42–149 rows at 8192²) ran as long as its edge threads, 41–60% of copy.
+pub const fn hslide_strip_rows(chunks: u32, height: u32, sm_count: u32, blocks_per_sm: u32, waves: u32) -> u32 {
+    let slots = waves as u64 * sm_count as u64 * blocks_per_sm as u64 * SLIDE_THREADS as u64;
+    let strips = slots / if chunks == 0 { 1 } else { chunks as u64 };
+    let rows = if strips == 0 { height as u64 } else { (height as u64).div_ceil(strips) };
+    if rows < SLIDE_STRIP_RANGE[0] as u64 { SLIDE_STRIP_RANGE[0] } else { rows as u32 }
+}
+
+/// The default strip height of the horizontal-first sliding blur:
+/// [`HSLIDE_WAVES`] (3) whole waves ([`hslide_strip_rows`]), or
+/// [`HSLIDE_SMALL_WAVES`] (2) where 3 would need the shortest strips
+/// (small images: the `2r` halo rows of each strip weigh more there).
+/// Measured on an H200 (second run, % of copy): at 8192² 3 waves (strips
+/// of 14–17 rows gray, 42–50 RGB) gave gray 83.0 / 78.8 / 72.8 and RGB
+/// 82.0 / 78.9 / 59.5 for radius 1–3, 2 waves 75.4 / 71.2 / 70.4 and 73.4 /
+/// 69.9 / 60.7, fixed 16 rows 83.4 / 76.9 / 70.4 and 87.8 / 76.5 / 56.2; at
+/// 1920 × 1080 2 waves (RGB radius 2 and 3: 3 rows) 80.6 and 65.7 against
+/// 73.1 and 62.8 with 3 waves (2 rows).
+pub const fn hslide_default_strip_rows(chunks: u32, height: u32, sm_count: u32, blocks_per_sm: u32) -> u32 {
+    let s = hslide_strip_rows(chunks, height, sm_count, blocks_per_sm, HSLIDE_WAVES);
+    if s > SLIDE_STRIP_RANGE[0] { s } else { hslide_strip_rows(chunks, height, sm_count, blocks_per_sm, HSLIDE_SMALL_WAVES) }
+}
+
+/// A thread's ring of horizontal sums in shared memory, in 16-byte units:
+/// `(slot, half, thread)` with the thread fastest (a warp's 32 vectors of
+/// one slot and half are 512 contiguous bytes: no bank conflict). Slot
+/// `s` holds the sums of one window row, half `h` its words `4h .. 4h + 4`.
+#[inline(always)]
+pub const fn hslide_ring(r: u32) -> Layout3 {
+    Layout3::row_major(slide_ring_slots(r) as usize, 2, SLIDE_THREADS as usize)
+}
+
+/// Dynamic shared memory of a horizontal-first sliding-blur block.
+pub const fn hslide_shared_bytes(r: u32) -> u32 {
+    16 * hslide_ring(r).size() as u32
+}
+
+/// Launch of the horizontal-first sliding blur of radius `r`: the threads
+/// of [`blur_slide_config`], rings of horizontal sums.
+pub const fn blur_hslide_config(p: SlideParams, r: u32) -> LaunchConfig {
+    LaunchConfig::linear(p.threads().div_ceil(SLIDE_THREADS), SLIDE_THREADS).with_shared(hslide_shared_bytes(r))
+}
+
+/// The bias a column-sum lane starts from: `count / 2`, so that the lane
+/// holds `sum + count / 2`, the numerator of [`div_round_half_up`], with
+/// no add per output.
+#[inline(always)]
+pub const fn lane_bias(count: u32) -> u32 {
+    count / 2
+}
+
+/// `floor(a · b / 2³²)`: PTX `mul.hi.u32`.
+#[inline(always)]
+pub const fn mul_hi(a: u32, b: u32) -> u32 {
+    ((a as u64 * b as u64) >> 32) as u32
+}
+
+/// Largest count of [`div_round_hi_lane`].
+pub const HI_LANE_MAX_COUNT: u32 = 64;
+/// Largest low lane [`div_round_hi_lane`] tolerates.
+pub const HI_LANE_MAX_LOW: u32 = (1 << 15) - 1;
+
+/// The rounded mean of the high lane of a packed word without extracting
+/// it: `word = lo + 2¹⁶ · (sum + count / 2)` with `lo ≤ HI_LANE_MAX_LOW`,
+/// `2 ≤ count ≤ HI_LANE_MAX_COUNT`, `sum ≤ 255 · count`; the result is
+/// byte 2 of `mul_hi(word, magic24(count) << 8)` (returned shifted down).
+///
+/// Exact: the product is `floor((n + f) · m / 2²⁴)` shifted up 16 bits,
+/// with `n = sum + count / 2`, `f = lo / 2¹⁶ < 1/2`, `m = magic24(count)`,
+/// `m · count = 2²⁴ + e`, `e < count`. With `n = q · count + r`,
+/// `(n + f) · m / 2²⁴ = q + (r + f) / count + (n + f) · e / (count · 2²⁴)`
+/// and `r + f + (n + f) · e / 2²⁴ < count - 1 + 1/2 + 256 · 64² / 2²⁴ < count`
+/// (tested exhaustively below). Bytes 0–1 of the product are the low
+/// lane's fraction, byte 3 is zero.
+#[inline(always)]
+pub const fn div_round_hi_lane(word: u32, magic: u32) -> u32 {
+    (mul_hi(word, magic << 8) >> 16) & 0xff
+}
+
 /// Threads per block of [`volume_affine`](super::volume_affine): (cols, rows, planes).
 pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
 
@@ -640,6 +777,7 @@ mod tests {
             seen[w][h] = true;
             // Word m pairs bytes j0 and j0 + 2 with j0 = 4 (m / 2) + m % 2.
             assert_eq!(4 * (w / 2) + w % 2 + 2 * h, j);
+            assert_eq!(hsum_byte(w, h), j);
         }
     }
 
@@ -749,6 +887,71 @@ mod tests {
         assert_eq!(slide_strip_rows(u32::MAX / 16, 1 << 20, t), SLIDE_STRIP_RANGE[1]);
     }
 
+    #[test]
+    fn hi_lane_division_is_exact_for_every_sum_and_count_up_to_64() {
+        for count in 2..=HI_LANE_MAX_COUNT {
+            let m = magic24(count);
+            assert!((m as u64) << 8 < 1 << 32);
+            for sum in 0..=255 * count {
+                let hi = sum + lane_bias(count);
+                for lo in [0, 1, 255 * 49 + 24, HI_LANE_MAX_LOW, (sum * 7919) % (HI_LANE_MAX_LOW + 1)] {
+                    let word = lo | hi << 16;
+                    assert_eq!(div_round_hi_lane(word, m), div_round_half_up(sum, count), "sum {sum} count {count} lo {lo}");
+                    // Byte 3 of the product is zero: the quotient is byte 2.
+                    assert_eq!(mul_hi(word, m << 8) >> 24, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hslide_strips_fill_whole_waves() {
+        // H200 (132 SMs), gray and RGB at 8192², full HD.
+        assert_eq!(hslide_strip_rows(512, 8192, 132, 6, 2), 21);
+        assert_eq!(hslide_strip_rows(512, 8192, 132, 5, 2), 25);
+        assert_eq!(hslide_strip_rows(120, 1080, 132, 6, 2), 2);
+        assert_eq!(hslide_strip_rows(360, 1080, 132, 6, 1), 4);
+        assert_eq!(hslide_strip_rows(1, 1, 132, 6, 2), SLIDE_STRIP_RANGE[0]);
+        // The defaults of the second H200 run's measurements: 3 waves at
+        // 8192², 2 waves at full HD.
+        assert_eq!(hslide_default_strip_rows(512, 8192, 132, 6), 14);
+        assert_eq!(hslide_default_strip_rows(512, 8192, 132, 5), 17);
+        assert_eq!(hslide_default_strip_rows(1536, 8192, 132, 6), 42);
+        assert_eq!(hslide_default_strip_rows(1536, 8192, 132, 5), 50);
+        assert_eq!(hslide_default_strip_rows(120, 1080, 132, 6), 2);
+        assert_eq!(hslide_default_strip_rows(360, 1080, 132, 6), 2);
+        assert_eq!(hslide_default_strip_rows(360, 1080, 132, 5), 3);
+        for c in [1u32, 3] {
+            for r in 1..=3 {
+                let n = hslide_blocks_per_sm(c, r);
+                // The rings of n blocks fit an SM's 227 KB.
+                assert!(n * hslide_shared_bytes(r) <= 227 * 1024);
+                assert!(hslide_prefetch(c, r) as usize <= SLIDE_MAX_PREFETCH);
+            }
+        }
+    }
+
+    #[test]
+    fn hslide_ring_accesses_are_conflict_free() {
+        for r in 1..=3u32 {
+            let ring = hslide_ring(r);
+            for slot in 0..slide_ring_slots(r) as usize {
+                for half in 0..2 {
+                    for warp in 0..(SLIDE_THREADS as usize / WARP) {
+                        let a: [Option<usize>; WARP] = core::array::from_fn(|l| Some(16 * ring.offset(slot, half, warp * WARP + l)));
+                        assert_eq!(layout::analysis::bank_conflict_degree(&a, 16), 1);
+                    }
+                }
+            }
+            assert!(hslide_shared_bytes(r) <= 48 * 1024);
+            // A window sum plus its bias fits a lane and stays under
+            // HI_LANE_MAX_LOW (the running update is mod 2³² on whole
+            // words, so only the final lanes must fit).
+            assert!(full_count(r) * 255 + lane_bias(full_count(r)) <= HI_LANE_MAX_LOW);
+            assert!(full_count(r) <= HI_LANE_MAX_COUNT);
+        }
+    }
+
     proptest! {
         #[test]
         fn pixel_layout_is_the_byte_row_layout(w in 1u32..40, h in 1u32..40, c in 1u32..4) {
@@ -815,6 +1018,21 @@ mod tests {
                 let row = byte_rows(w, h, c);
                 let a: [Option<usize>; WARP] = core::array::from_fn(|l| Some(row.offset(0, l * SLIDE_CHUNK as usize)));
                 prop_assert_eq!(sectors(&a, 16), WARP / 2);
+            }
+        }
+
+        #[test]
+        fn hslide_strips_never_exceed_their_waves(chunks in 1u32..5000, h in 1u32..20000, sms in 1u32..200, n in 1u32..9, waves in 1u32..4) {
+            let s = hslide_strip_rows(chunks, h, sms, n, waves);
+            prop_assert!(s >= SLIDE_STRIP_RANGE[0]);
+            let threads = chunks as u64 * h.div_ceil(s) as u64;
+            let slots = (waves * sms * n * SLIDE_THREADS) as u64;
+            // Whole waves (up to block rounding), unless even the shortest
+            // strips leave the image short of one wave.
+            prop_assert!(threads <= slots || s == SLIDE_STRIP_RANGE[0] || slots < chunks as u64);
+            // And no shorter strip would also fit: the tallest strips that do.
+            if s > SLIDE_STRIP_RANGE[0] {
+                prop_assert!(chunks as u64 * h.div_ceil(s - 1) as u64 > slots);
             }
         }
 

@@ -18,17 +18,20 @@
 //!   `blur_fast_*` (separable sums over a shared tile, 16 bytes per thread,
 //!   constant radius) → `blur_slide_*` (one thread per 16-byte column
 //!   chunk of a strip of rows, sliding column sums in registers, no
-//!   barrier);
+//!   barrier) → `blur_hslide_*` (the same threads sliding each row's
+//!   horizontal sums, summed once when the row enters);
 //! * 3D: [`volume_affine`] over `(plane, row, col)`.
 
 mod blur;
 mod gray;
+mod hslide;
 pub mod index;
 mod slide;
 mod volume;
 
 pub use blur::*;
 pub use gray::*;
+pub use hslide::*;
 pub use index::{ImageParams, SlideParams, VolumeParams};
 pub use slide::*;
 pub use volume::*;

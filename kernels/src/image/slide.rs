@@ -22,14 +22,14 @@ use crate::kernel;
 
 /// Bytes 0 and 2 of a word as two u16 lanes.
 #[inline(always)]
-fn even(w: u32) -> u32 {
+pub(super) fn even(w: u32) -> u32 {
     w & 0x00ff_00ff
 }
 
 /// Bytes 1 and 3 of a word as two u16 lanes (one byte permute; a shift
 /// and a mask are two instructions).
 #[inline(always)]
-fn odd(w: u32) -> u32 {
+pub(super) fn odd(w: u32) -> u32 {
     prmt(w, 0, 0x4341)
 }
 
@@ -38,7 +38,7 @@ fn odd(w: u32) -> u32 {
 /// LLVM does not form it from shifts and masks; ptxas keeps it as one
 /// `PRMT`.
 #[inline(always)]
-fn prmt(a: u32, b: u32, sel: u32) -> u32 {
+pub(super) fn prmt(a: u32, b: u32, sel: u32) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
         let d: u32;
@@ -73,7 +73,7 @@ fn byte3s(p: [u32; 4]) -> u32 {
 /// in-image columns of its window (`R + 1 ..= 2R + 1`: rows are at least 16
 /// pixels wide), 2 bits per byte of `codes`.
 #[inline(always)]
-fn clip_code(codes: u32, j: u32) -> u32 {
+pub(super) fn clip_code(codes: u32, j: u32) -> u32 {
     (codes >> (2 * j)) & 3
 }
 
@@ -81,7 +81,7 @@ fn clip_code(codes: u32, j: u32) -> u32 {
 /// clip code `code` in a row with a full vertical window: a choice among
 /// R + 1 constants (selects, no table in memory).
 #[inline(always)]
-fn clipped_magic<const R: u32>(code: u32) -> (u32, u32) {
+pub(super) fn clipped_magic<const R: u32>(code: u32) -> (u32, u32) {
     let side = 2 * R + 1;
     let mut ma = (magic24(side * side), magic24_addend(side * side));
     for k in 1..R + 1 {
@@ -95,7 +95,7 @@ fn clipped_magic<const R: u32>(code: u32) -> (u32, u32) {
 
 /// One row of a thread: halo words, its 4 words, halo words (zeros outside
 /// the image); only the first [`slide_words`] entries are used.
-type Row = [u32; SLIDE_MAX_WORDS];
+pub(super) type Row = [u32; SLIDE_MAX_WORDS];
 
 /// One output row of 16 bytes from the window's column sums `ve`/`vo`
 /// (even/odd bytes of each word, u16 lanes): horizontal sums of packed

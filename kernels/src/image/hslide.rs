@@ -1,0 +1,439 @@
+//! Sliding blur of horizontal sums: the rung after `blur_slide_*`.
+//!
+//! `blur_slide_*` slides column sums of raw bytes down the strip and sums
+//! them horizontally per output row: every row's words are split into
+//! even/odd u16 lanes twice (entering and leaving), and the column sums
+//! span the halo words too. Here each row is summed horizontally once,
+//! when it enters: its 8 packed words of horizontal sums go into the
+//! thread's ring, and the vertical slide is 8 adds and subtracts of those
+//! words, whatever the channels and the radius. The column-sum lanes start
+//! at `count / 2` ([`lane_bias`]), so they already hold the numerator of
+//! the rounded mean: the low lane is one mask and one multiply, the high
+//! lane one multiply-high ([`div_round_hi_lane`]) with no shift.
+
+use core::simd::{u32x2, u32x4};
+
+use super::index::{
+    byte_rows, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
+    slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
+    SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
+};
+use super::slide::{clip_code, clipped_magic, even, odd, prmt, Row};
+use crate::arch::{block_idx_x, dynamic_shared, thread_idx_x, Global};
+use crate::kernel;
+
+/// Packed words of one row's horizontal sums, or of the window's sums of them.
+type Sums = [u32; HSLIDE_WORDS];
+
+/// `(a >> 16) | (b << 16)`: the high lane of `a` and the low lane of `b`
+/// (ptxas fuses it with the adds that consume it: `LEA.HI`).
+#[inline(always)]
+fn funnel16(a: u32, b: u32) -> u32 {
+    (a >> 16) | (b << 16)
+}
+
+/// Horizontal sums of one loaded row (halo words, 4 own words, halo
+/// words): word `2q + s` holds output bytes `4q + s` and `4q + s + 2`
+/// ([`hsum_lane`]), each the sum of the `2R + 1` bytes `C` apart around it.
+#[inline(always)]
+fn hsums<const C: u32, const R: u32>(v: &Row) -> Sums {
+    let hw = slide_halo_words(C, R) as i32;
+    let e = |i: i32| even(v[(i + hw) as usize]);
+    let o = |i: i32| odd(v[(i + hw) as usize]);
+    // W(m) = (V[m], V[m + 2]) from the split words (packed_pair).
+    let wv = |m: i32| -> u32 {
+        let (i, kind) = packed_pair(m);
+        match kind {
+            0 => e(i),
+            1 => o(i),
+            2 => funnel16(e(i), e(i + 1)),
+            _ => funnel16(o(i), o(i + 1)),
+        }
+    };
+    let (ri, ci) = (R as i32, C as i32);
+    let mut hs = [0u32; HSLIDE_WORDS];
+    for q in 0..4usize {
+        let m = 4 * q as i32;
+        if C == 1 && R >= 3 {
+            // The windows of m and m + 1 share 2R words (fewer adds than
+            // two sums of 2R + 1 from radius 3 on).
+            let mut common = 0u32;
+            for k in 1 - ri..ri + 1 {
+                common = common.wrapping_add(wv(m + k));
+            }
+            hs[2 * q] = common.wrapping_add(wv(m - ri));
+            hs[2 * q + 1] = common.wrapping_add(wv(m + 1 + ri));
+        } else {
+            for s in 0..2usize {
+                let mut sum = 0u32;
+                for k in -ri..ri + 1 {
+                    sum = sum.wrapping_add(wv(m + s as i32 + ci * k));
+                }
+                hs[2 * q + s] = sum;
+            }
+        }
+    }
+    hs
+}
+
+/// The in-image columns of output byte `j` at chunk byte offset `x`:
+/// `2R + 1` except for the clipped lanes of edge chunks.
+#[inline(always)]
+fn lane_columns<const C: u32, const R: u32, const EDGE: bool>(x: u32, width: u32, j: u32) -> u32 {
+    if EDGE && slide_edge_lane(C, R, j) { window_len((x + j) / C, R, width) } else { 2 * R + 1 }
+}
+
+/// The initial column sums: every lane at [`lane_bias`] of its full-height
+/// window count.
+#[inline(always)]
+fn biased_zero<const C: u32, const R: u32, const EDGE: bool>(x: u32, width: u32) -> Sums {
+    let mut s = [0u32; HSLIDE_WORDS];
+    for j in 0..16u32 {
+        let (w, half) = hsum_lane(j as usize);
+        let count = lane_columns::<C, R, EDGE>(x, width, j) * (2 * R + 1);
+        s[w] |= lane_bias(count) << (16 * half);
+    }
+    s
+}
+
+/// Packs 16 quotients: for each output word, the low lanes of words `2i`,
+/// `2i + 1` (bytes `4i`, `4i + 1`, [`hsum_lane`]) divide by a mask and a
+/// multiply (quotient in byte 3, `div_round_magic24`), the high lanes
+/// (bytes `4i + 2`, `4i + 3`) by one multiply-high (quotient in byte 2,
+/// [`div_round_hi_lane`]); three byte permutes pack the four quotients.
+/// `s` holds `sum + count / 2` per lane, `magic(j)` is `magic24(count)` of
+/// byte `j`.
+#[inline(always)]
+fn divide_biased(s: &Sums, magic: impl Fn(usize) -> u32) -> [u32; 4] {
+    core::array::from_fn(|i| {
+        let (a, b) = (s[2 * i], s[2 * i + 1]);
+        let lo_a = (a & 0xffff).wrapping_mul(magic(4 * i));
+        let lo_b = (b & 0xffff).wrapping_mul(magic(4 * i + 1));
+        let hi_a = mul_hi(a, magic(4 * i + 2) << 8);
+        let hi_b = mul_hi(b, magic(4 * i + 3) << 8);
+        prmt(prmt(lo_a, lo_b, 0x0073), prmt(hi_a, hi_b, 0x6200), 0x7610)
+    })
+}
+
+/// One output row of 16 bytes from the window's biased column sums `s`
+/// (4 little-endian words). Byte `j` averages `cx · cy` pixels: `cx = 2R + 1 - k`
+/// for its clip code `k` (0 but in edge chunks), `cy = 2R + 1` but in the
+/// first and last R rows of the image.
+#[inline(always)]
+fn divide_row<const C: u32, const R: u32, const EDGE: bool>(s: &Sums, y: u32, p: SlideParams, clip_codes: u32) -> [u32; 4] {
+    let side = 2 * R + 1;
+    let code = |j: usize| if EDGE && slide_edge_lane(C, R, j as u32) { clip_code(clip_codes, j as u32) } else { 0 };
+    if y >= R && y + R < p.height {
+        // Full vertical window: constant multipliers (one per clip code).
+        let m_full = magic24(full_count(R));
+        divide_biased(s, |j| if EDGE && slide_edge_lane(C, R, j as u32) { clipped_magic::<R>(code(j)).0 } else { m_full })
+    } else {
+        // The first and last R rows: cy < 2R + 1. Per clip code, the
+        // multiplier of `cx · cy` and the bias to move from `cx · side / 2`
+        // to `cx · cy / 2` (R + 1 divisions, one in inner chunks).
+        let cy = window_len(y, R, p.height);
+        let count = |k: u32| (side - k) * cy;
+        let mk: [u32; 4] = core::array::from_fn(|k| if k as u32 <= R { magic24(count(k as u32)) } else { 0 });
+        let dk: [u32; 4] =
+            core::array::from_fn(|k| if k as u32 <= R { lane_bias((side - k as u32) * side) - lane_bias(count(k as u32)) } else { 0 });
+        // Selects, no table in memory (an iterator here is not unrolled).
+        let pick = |t: &[u32; 4], k: u32| {
+            let mut v = t[0];
+            for kk in 1..R + 1 {
+                if k == kk {
+                    v = t[kk as usize];
+                }
+            }
+            v
+        };
+        let t: Sums = core::array::from_fn(|w| {
+            let (lo, hi) = (hsum_byte(w, 0), hsum_byte(w, 1));
+            s[w].wrapping_sub(pick(&dk, code(lo)) | pick(&dk, code(hi)) << 16)
+        });
+        divide_biased(&t, |j| pick(&mk, code(j)))
+    }
+}
+
+/// The horizontal-first sliding blur for `C` channels at radius `R`, `D`
+/// rows loaded ahead: picks the thread's chunk and strip, and the code
+/// path of inner or edge chunks (as `blur_slide_*`).
+#[inline(always)]
+unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32>(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+    let tid = thread_idx_x();
+    let g = block_idx_x() * SLIDE_THREADS + tid;
+    if g >= p.threads() {
+        return; // no barrier follows: leaving early is safe
+    }
+    let (col, strip) = slide_thread(g, p.chunks, p.strips);
+    // SAFETY: as for `blur_hslide_strip`.
+    unsafe {
+        if slide_is_edge(col, p.chunks) {
+            blur_hslide_strip::<C, R, SLIDE_EDGE_PREFETCH, true>(input, output, p, tid, col, strip)
+        } else {
+            blur_hslide_strip::<C, R, D, false>(input, output, p, tid, col, strip)
+        }
+    }
+}
+
+/// One thread's strip: chunk `col` of rows `strip · strip_rows ..`, `D`
+/// rows loaded ahead; `EDGE`: the chunk may hold clipped columns.
+#[inline(always)]
+unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE: bool>(
+    input: Global<u8>,
+    output: Global<u8>,
+    p: SlideParams,
+    tid: u32,
+    col: u32,
+    strip: u32,
+) {
+    // SAFETY: the launcher checked `slide_supports` and the buffer lengths
+    // for `p`; every access below is inside the image or the block's rings
+    // (the emulator checks both).
+    unsafe {
+        const { assert!(D >= 1 && D as usize <= SLIDE_MAX_PREFETCH) };
+        let hw = slide_halo_words(C, R) as usize;
+        let slots = slide_ring_slots(R);
+        let img = byte_rows(p.width, p.height, C);
+        let x = col * SLIDE_CHUNK;
+        let (has_left, has_right) = (col > 0, col + 1 < p.chunks);
+        let y0 = strip * p.strip_rows;
+        let y1 = if y0 + p.strip_rows < p.height { y0 + p.strip_rows } else { p.height };
+        // Rows the strip reads: y0 - R .. y1 + R, clipped to the image.
+        let row_end = if y1 + R < p.height { y1 + R } else { p.height };
+
+        // One row's words: 16-byte load of the chunk, the halo as one u32,
+        // u32x2 or (3 words of a) u32x4 on each side; zeros outside the
+        // image. `row` may have wrapped below zero: then it is not below
+        // `row_end` either.
+        let load = |row: u32| -> Row {
+            let mut v = [0u32; SLIDE_MAX_WORDS];
+            if row < row_end {
+                let at = img.offset(row as usize, x as usize);
+                let own = input.read_vec::<u32x4>(at).to_array();
+                v[hw..hw + 4].copy_from_slice(&own);
+                if has_left {
+                    match hw {
+                        1 => v[0] = input.read_vec::<u32>(at - 4),
+                        2 => v[..2].copy_from_slice(&input.read_vec::<u32x2>(at - 8).to_array()),
+                        _ => v[..3].copy_from_slice(&input.read_vec::<u32x4>(at - 16).to_array()[1..]),
+                    }
+                }
+                if has_right {
+                    let r0 = hw + 4;
+                    match hw {
+                        1 => v[r0] = input.read_vec::<u32>(at + 16),
+                        2 => v[r0..r0 + 2].copy_from_slice(&input.read_vec::<u32x2>(at + 16).to_array()),
+                        _ => v[r0..r0 + 3].copy_from_slice(&input.read_vec::<u32x4>(at + 16).to_array()[..3]),
+                    }
+                }
+            }
+            v
+        };
+
+        // The thread's ring of horizontal sums: slot s holds the row
+        // y0 - R - 1 + s (mod slots).
+        let ring = hslide_ring(R);
+        let sh = dynamic_shared::<u32x4>();
+        let ring_store = |slot: u32, h: &Sums| {
+            sh.store(ring.offset(slot as usize, 0, tid as usize), u32x4::from_array([h[0], h[1], h[2], h[3]]));
+            sh.store(ring.offset(slot as usize, 1, tid as usize), u32x4::from_array([h[4], h[5], h[6], h[7]]));
+        };
+        let ring_load = |slot: u32| -> Sums {
+            let a = sh.load(ring.offset(slot as usize, 0, tid as usize)).to_array();
+            let b = sh.load(ring.offset(slot as usize, 1, tid as usize)).to_array();
+            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
+        };
+
+        // Edge chunks: which of the R + 1 possible column counts each byte
+        // has, 2 bits per byte (see clip_code).
+        let mut clip_codes = 0u32;
+        if EDGE {
+            for j in 0..16u32 {
+                if slide_edge_lane(C, R, j) {
+                    let cx = window_len((x + j) / C, R, p.width);
+                    clip_codes |= (2 * R + 1 - cx) << (2 * j);
+                }
+            }
+        }
+
+        // Window sums of the horizontal sums, biased (lane_bias).
+        let mut s = biased_zero::<C, R, EDGE>(x, p.width);
+        let mut ahead = [[0u32; SLIDE_MAX_WORDS]; SLIDE_MAX_PREFETCH];
+        #[allow(clippy::needless_range_loop)] // index loops unroll with constant indices
+        for k in 0..SLIDE_MAX_PREFETCH {
+            if k < D as usize {
+                ahead[k] = load(y0 + R + k as u32);
+            }
+        }
+        ring_store(0, &[0u32; HSLIDE_WORDS]);
+        for slot in 1..slots {
+            let h = hsums::<C, R>(&load((y0 + slot).wrapping_sub(R + 1)));
+            for w in 0..HSLIDE_WORDS {
+                s[w] = s[w].wrapping_add(h[w]);
+            }
+            ring_store(slot, &h);
+        }
+
+        let out_rows = byte_rows(p.width, p.height, C);
+        let mut y = y0;
+        let mut slot = 0u32;
+        // One output row; `$k` (a literal) picks the prefetch registers.
+        macro_rules! step {
+            ($k:literal) => {{
+                // Row y + R enters, row y - R - 1 leaves (its slot takes the
+                // entering row's sums); fetch row y + R + D.
+                let h = hsums::<C, R>(&ahead[$k]);
+                ahead[$k] = load(y + R + D);
+                let leave = ring_load(slot);
+                for w in 0..HSLIDE_WORDS {
+                    s[w] = s[w].wrapping_add(h[w]).wrapping_sub(leave[w]);
+                }
+                ring_store(slot, &h);
+                slot = if slot + 1 == slots { 0 } else { slot + 1 };
+                let out = divide_row::<C, R, EDGE>(&s, y, p, clip_codes);
+                output.write_vec::<u32x4>(out_rows.offset(y as usize, x as usize), u32x4::from_array(out));
+                y += 1;
+            }};
+        }
+        const { assert!(SLIDE_MAX_PREFETCH == 4) };
+        while y < y1 {
+            step!(0);
+            if D == 1 {
+                continue;
+            }
+            if y >= y1 {
+                break;
+            }
+            step!(1);
+            if D == 2 {
+                continue;
+            }
+            if y >= y1 {
+                break;
+            }
+            step!(2);
+            if D == 3 {
+                continue;
+            }
+            if y >= y1 {
+                break;
+            }
+            step!(3);
+        }
+    }
+}
+
+kernel! {
+    /// Horizontal-first sliding blur, gray, radius 1: improves on
+    /// `blur_slide_gray_r1` by summing each row horizontally once, when it
+    /// enters the window, and sliding those 8 packed words down the strip
+    /// (the ring in shared memory holds sums, not raw bytes): the slide no
+    /// longer splits the entering and the leaving row into u16 lanes, and
+    /// its width no longer grows with the halo. The window sums start
+    /// biased by `count / 2`, so each high lane divides with one
+    /// multiply-high and no shift (`div_round_hi_lane`). Same threads,
+    /// strips, edge warps and prefetch as `blur_slide_*`; launch bounds
+    /// pin 6 blocks per SM (`hslide_blocks_per_sm`), and the default strips
+    /// fill whole waves of them (`hslide_default_strip_rows`). Expected:
+    /// about 20% fewer instructions per row (116 against ~145 for
+    /// `blur_slide_gray_r1`, whose integer pipe is the limit), more at
+    /// larger halos (RGB). Measured on an H200 at 8192² (% of copy, same
+    /// run): 89.3 against 83.5 at strip 16 (first run); 83.0 against 79.5
+    /// (second run, 3 waves of 14-row strips). Radius 2 / 3: 83.0 / 75.4
+    /// against 73.2 / 74.3 (first run, strip 16); 78.8 / 72.8 against
+    /// 69.7 / 69.6 (second run, 3 waves).
+    pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }>(input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_gray_r1`] at radius 2.
+    pub fn blur_hslide_gray_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        blur_hslide_body::<1, 2, { hslide_prefetch(1, 2) }>(input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_gray_r1`] at radius 3.
+    pub fn blur_hslide_gray_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        blur_hslide_body::<1, 3, { hslide_prefetch(1, 3) }>(input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_gray_r1`] for interleaved RGB at radius 1 (1 halo
+    /// word on each side, summed once per row instead of twice).
+    pub fn blur_hslide_rgb_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        blur_hslide_body::<3, 1, { hslide_prefetch(3, 1) }>(input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_rgb_r1`] at radius 2 (2 halo words on each side).
+    pub fn blur_hslide_rgb_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        blur_hslide_body::<3, 2, { hslide_prefetch(3, 2) }>(input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_rgb_r1`] at radius 3 (3 halo words on each side: the
+    /// old slide kept 20 column-sum words, this one 8).
+    pub fn blur_hslide_rgb_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        blur_hslide_body::<3, 3, { hslide_prefetch(3, 3) }>(input, output, p)
+    }
+}
+
+/// Benchmark experiments of the horizontal-first sliding blur: other
+/// prefetch depths (`_p<D>`) and launch bounds (`_lb<N>`: `.maxntid 128`,
+/// `.minnctapersm N`, see [`LAUNCH_BOUNDS`]) than the default kernels.
+/// Measured (H200, 8192², % of copy): first run, strip 16: 2 rows ahead
+/// 87.3 / 81.9 / 72.3 gray, RGB radius 1 83.9 (4 rows: 89.3 / 83.0 /
+/// 75.4, 88.5), gray radius 3 at 6 blocks with 2 rows 74.4; second run,
+/// 2-wave strips: 2 rows ahead 73.9 / 72.5 / 69.0 gray (4 rows: 75.4 /
+/// 71.2 / 70.4), RGB radius 1 74.1 (73.4), RGB radius 3 without launch
+/// bounds (4 blocks per SM) 49.1 (60.7 at 5), gray radius 3 at 6 blocks
+/// 68.2. None beat the defaults.
+pub mod experiments {
+    use super::blur_hslide_body;
+    use crate::arch::Global;
+    use crate::image::SlideParams;
+    use crate::kernel;
+
+    macro_rules! experiment {
+        ($name:ident, $c:literal, $r:literal, $d:literal) => {
+            kernel! {
+                /// A horizontal-first sliding-blur experiment (name: channels,
+                /// radius, rows ahead or launch bounds; see the module).
+                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+                    blur_hslide_body::<$c, $r, $d>(input, output, p)
+                }
+            }
+        };
+    }
+    experiment!(blur_hslide_gray_r1_p2, 1, 1, 2);
+    experiment!(blur_hslide_gray_r2_p2, 1, 2, 2);
+    experiment!(blur_hslide_gray_r3_p2, 1, 3, 2);
+    experiment!(blur_hslide_rgb_r1_p2, 3, 1, 2);
+    experiment!(blur_hslide_rgb_r3_p2, 3, 3, 2);
+    experiment!(blur_hslide_gray_r3_lb6, 1, 3, 2);
+}
+
+/// The image kernels with launch bounds (read by the PTX linker, see
+/// [`crate::launch::LaunchBounds`]): the horizontal-first sliding kernels
+/// at [`hslide_blocks_per_sm`] blocks of [`SLIDE_THREADS`], and the
+/// `_lb6` experiment (gray radius 3, 2 rows ahead, 6 blocks).
+pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
+    bounds("blur_hslide_gray_r1", hslide_blocks_per_sm(1, 1)),
+    bounds("blur_hslide_gray_r2", hslide_blocks_per_sm(1, 2)),
+    bounds("blur_hslide_gray_r3", hslide_blocks_per_sm(1, 3)),
+    bounds("blur_hslide_rgb_r1", hslide_blocks_per_sm(3, 1)),
+    bounds("blur_hslide_rgb_r2", hslide_blocks_per_sm(3, 2)),
+    bounds("blur_hslide_rgb_r3", hslide_blocks_per_sm(3, 3)),
+    bounds("blur_hslide_gray_r3_lb6", 6),
+];
+
+/// Launch bounds of a sliding-blur kernel: its block of [`SLIDE_THREADS`].
+const fn bounds(kernel: &'static str, min_blocks_per_sm: u32) -> crate::launch::LaunchBounds {
+    crate::launch::LaunchBounds { kernel, max_threads: SLIDE_THREADS, min_blocks_per_sm }
+}
