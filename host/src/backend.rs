@@ -11,8 +11,16 @@ use ferrotile_kernels::launch::LaunchConfig;
 use crate::error::{Error, Result};
 
 /// The PTX built by `cargo xtask build-ptx` for the `sm_80` baseline (runs
-/// on Ampere and later, Hopper included).
-pub(crate) const PTX_SM80: &str = include_str!("../ptx/sm_80.ptx");
+/// on Ampere and later, Hopper included), deflated by `build.rs`: the fully
+/// unrolled kernels make the text several MB, and every binary embeds it.
+const PTX_SM80_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate"));
+
+/// The embedded PTX as text.
+pub(crate) fn ptx_sm80() -> Result<String> {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(PTX_SM80_DEFLATED)
+        .map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: format!("{e:?}") })?;
+    String::from_utf8(bytes).map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: e.to_string() })
+}
 
 /// Element types a [`Buffer`] can hold.
 pub trait Element: Copy + Send + Sync + Default + DeviceRepr + std::fmt::Debug + 'static + sealed::Sealed {}
@@ -95,7 +103,7 @@ impl Context {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(PTX_SM80))
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx_sm80()?))
             .map_err(driver("loading the PTX module"))?;
         use sys::CUdevice_attribute as A;
         let info = DeviceInfo {
