@@ -25,6 +25,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use ferrotile::testing::{random_f32, random_u8};
 use ferrotile::image::{self, cpu, BlurVariant, DeviceImage, GrayVariant, HostImage};
 use ferrotile::{Buffer, Context, Result, VecAddVariant};
 
@@ -49,7 +50,7 @@ impl Ceilings<'_> {
         if let Some(t) = self.cache.get(&bytes) {
             return Ok(*t);
         }
-        let src: Buffer<u8> = self.ctx.upload(&random_bytes(bytes, 99))?;
+        let src: Buffer<u8> = self.ctx.upload(&random_u8(bytes, 99))?;
         let mut dst = self.ctx.alloc::<u8>(bytes)?;
         let t = measure(self.ctx, || dst.copy_from_buffer(&src))?;
         self.cache.insert(bytes, t);
@@ -57,23 +58,6 @@ impl Ceilings<'_> {
     }
 }
 
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
-    let mut v = Vec::with_capacity(n + 8);
-    while v.len() < n {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        v.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    v.truncate(n);
-    v
-}
-
-fn random_f32(n: usize, seed: u64) -> Vec<f32> {
-    random_bytes(4 * n, seed).chunks_exact(4).map(|b| (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) >> 8) as f32 / (1 << 24) as f32 + 0.25).collect()
-}
 
 struct Table {
     rows: Vec<String>,
@@ -164,7 +148,7 @@ fn finish(table: &Table) -> Result<()> {
 fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h: usize) -> Result<()> {
     let px = w * h;
     let size = format!("{w}x{h}");
-    let rgb = HostImage::new(w, h, 3, random_bytes(3 * px, (w * h) as u64))?;
+    let rgb = HostImage::new(w, h, 3, random_u8(3 * px, (w * h) as u64))?;
     let src = DeviceImage::upload(ctx, &rgb)?;
 
     // Grayscale: 4 bytes per pixel.

@@ -23,6 +23,7 @@
 
 use std::time::Duration;
 
+use ferrotile::testing::random_f32;
 use ferrotile::cublas::{Cublas, CUBLAS};
 use ferrotile::gemm::{Gemm, GemmVariant};
 use ferrotile::reference::{self, GemmShape};
@@ -189,8 +190,8 @@ impl Problem {
     /// The problem and its (NaN-filled) output buffer.
     fn new(ctx: &Context, m: usize, n: usize, k: usize) -> Result<(Problem, Buffer<f32>)> {
         let shape = GemmShape { m, n, k, lda: k, ldb: n, ldc: n };
-        let a = random(m * k, 11);
-        let b = random(k * n, 12);
+        let a = random_f32(m * k, 11);
+        let b = random_f32(k * n, 12);
         // Sampled rows: first, last, and spread in between.
         let mut rows: Vec<usize> = (0..SAMPLE_ROWS).map(|i| i * (m - 1) / (SAMPLE_ROWS - 1).max(1)).collect();
         rows.dedup();
@@ -228,21 +229,6 @@ impl Problem {
     }
 }
 
-/// SplitMix64 values in [-1, 1), never zero.
-fn random(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let x = (z >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
-            if x == 0.0 { 0.5 } else { x }
-        })
-        .collect()
-}
 
 fn rust_path(v: GemmVariant) -> String {
     match v {

@@ -55,8 +55,7 @@ fn blur_name(v: BlurVariant, label: &str) -> String {
 }
 
 fn random_image(w: usize, h: usize, c: usize, seed: u64) -> HostImage {
-    let bytes = random_f32(w * h * c, seed).into_iter().map(|x| ((x + 1.0) * 127.9) as u8).collect();
-    HostImage::new(w, h, c, bytes).expect("valid tour shape")
+    HostImage::new(w, h, c, ferrotile::testing::random_u8(w * h * c, seed)).expect("valid tour shape")
 }
 
 /// Fraction of bytes that differ from the reference (0 when exact).
