@@ -20,27 +20,23 @@ pub(crate) trait KernelArg {
     fn dev(&self) -> Self::Dev;
 }
 
-impl<T: Element> KernelArg for &Buffer<T> {
-    type Emu = Global<T>;
-    type Dev = u64;
-    fn emu(&self, name: &'static str) -> Global<T> {
-        self.global(name)
-    }
-    fn dev(&self) -> u64 {
-        self.device_ptr()
-    }
+/// Buffers, shared or exclusive borrows alike: the device address on CUDA,
+/// a bounds-checked view on the emulator.
+macro_rules! buffer_arg {
+    ($($r:ty),*) => {$(
+        impl<T: Element> KernelArg for $r {
+            type Emu = Global<T>;
+            type Dev = u64;
+            fn emu(&self, name: &'static str) -> Global<T> {
+                self.global(name)
+            }
+            fn dev(&self) -> u64 {
+                self.device_ptr()
+            }
+        }
+    )*};
 }
-
-impl<T: Element> KernelArg for &mut Buffer<T> {
-    type Emu = Global<T>;
-    type Dev = u64;
-    fn emu(&self, name: &'static str) -> Global<T> {
-        self.global(name)
-    }
-    fn dev(&self) -> u64 {
-        self.device_ptr()
-    }
-}
+buffer_arg!(&Buffer<T>, &mut Buffer<T>);
 
 /// Pointer to a parameter value, as `cuLaunchKernel` wants it.
 ///
