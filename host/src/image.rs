@@ -365,13 +365,7 @@ pub fn blur_sliding_sums_experiment(
     experiment: &str,
 ) -> Result<()> {
     use k::image::experiments as ke;
-    if strip_rows == 0 || !BlurVariant::SlidingSums.supports(src.width, src.channels, radius) {
-        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
-    }
-    if !src.same_shape_as(dst) || src.channels != dst.channels {
-        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
-    }
-    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    check_experiment(ctx, src, dst, BlurVariant::SlidingSums, radius, strip_rows)?;
     let p = src.params(radius);
     let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
     let cfg = ix::blur_hslide_config(sp, radius);
@@ -385,6 +379,24 @@ pub fn blur_sliding_sums_experiment(
         (1, 3, "lb") => launch!(ctx, ke::blur_hslide_gray_r3_lb6, cfg, input, output, sp),
         _ => Err(Error::BadArgument { arg: "experiment", detail: format!("no kernel `{experiment}` for {} channel(s) at radius {radius}", src.channels) }),
     }
+}
+
+/// The validation both benchmark experiments share.
+fn check_experiment(
+    ctx: &Context,
+    src: &DeviceImage,
+    dst: &DeviceImage,
+    rung: BlurVariant,
+    radius: u32,
+    strip_rows: u32,
+) -> Result<()> {
+    if strip_rows == 0 || !rung.supports(src.width, src.channels, radius) {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
+    }
+    if !src.same_shape_as(dst) || src.channels != dst.channels {
+        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])
 }
 
 /// The sliding rung with `prefetch` rows loaded ahead instead of
@@ -401,13 +413,7 @@ pub fn blur_sliding_prefetch(
     prefetch: u32,
 ) -> Result<()> {
     use k::image::prefetch as kp;
-    if strip_rows == 0 || !BlurVariant::Sliding.supports(src.width, src.channels, radius) {
-        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
-    }
-    if !src.same_shape_as(dst) || src.channels != dst.channels {
-        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
-    }
-    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    check_experiment(ctx, src, dst, BlurVariant::Sliding, radius, strip_rows)?;
     let p = src.params(radius);
     let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
     let cfg = ix::blur_slide_config(sp, p.channels, radius);
