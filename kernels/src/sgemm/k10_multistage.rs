@@ -60,7 +60,7 @@ use super::index::{
 use super::tiled::{self, Tiling};
 use super::{write_c, GemmParams};
 use crate::arch::{
-    block_idx_x, block_idx_y, cp_async_16, cp_async_16_zfill, cp_async_4, cp_async_4_zfill, cp_async_commit, cp_async_wait_group, dynamic_shared, fma, sync_threads,
+    block_idx_x, block_idx_y, cp_async_16, cp_async_4, cp_async_4_zfill, cp_async_commit, cp_async_wait_group, dynamic_shared, fma, sync_threads,
     thread_idx_x, Global, Shared,
 };
 use crate::launch::{LaunchBounds, LaunchConfig};
@@ -185,7 +185,7 @@ unsafe fn issue<const FULL: bool>(
                 let n = chunk_bytes(gr < p.m, gc, p.k);
                 let row = if gr < p.m { gr } else { 0 };
                 let col = if n == 0 { 0 } else { gc };
-                cp_async_16_zfill(sa, at.offset(r, c), a, la.offset(row as usize, col as usize), n);
+                copy_edge_chunk(sa, at.offset(r, c), a, la.offset(row as usize, col as usize), n);
             }
         }
     }
@@ -200,7 +200,39 @@ unsafe fn issue<const FULL: bool>(
                 let n = chunk_bytes(gr < p.k, gc, p.n);
                 let row = if gr < p.k { gr } else { 0 };
                 let col = if gc < p.n { gc } else { 0 };
-                cp_async_16_zfill(sb, bt.offset(r, c), b, lb.offset(row as usize, col as usize), n);
+                copy_edge_chunk(sb, bt.offset(r, c), b, lb.offset(row as usize, col as usize), n);
+            }
+        }
+    }
+}
+
+/// One 16-byte chunk of an edge tile, `n` (0..=16) of whose bytes lie in
+/// the matrix. A whole chunk is one 16-byte copy; the part outside the
+/// matrix is written as zeros by ordinary stores (ordered before the
+/// stage's readers by the same barrier as the copies); a partial chunk —
+/// the end of a row whose length is not a multiple of 4 — is copied element
+/// by element. No copy ever addresses a byte outside the buffer, which may
+/// end right after the row: compute-sanitizer's memcheck flags a 16-byte
+/// `cp.async` whose window reaches past an allocation even when its source
+/// size is smaller (seen on an H200), and the emulator checks the same.
+///
+/// # Safety
+/// `src[s .. s + n / 4]` is inside the buffer; `dst[d .. d + 4]` inside
+/// shared memory, `d` 16-byte aligned.
+#[inline(always)]
+unsafe fn copy_edge_chunk(dst: Shared<f32>, d: usize, src: Global<f32>, s: usize, n: u32) {
+    unsafe {
+        if n == 16 {
+            cp_async_16(dst, d, src, s);
+        } else if n == 0 {
+            dst.store_vec(d, f32x4::splat(0.0));
+        } else {
+            for e in 0..4 {
+                if (e as u32) * 4 < n {
+                    cp_async_4(dst, d + e, src, s + e);
+                } else {
+                    dst.store(d + e, 0.0);
+                }
             }
         }
     }
@@ -585,7 +617,7 @@ unsafe fn issue_t<const FULL: bool>(
                 let n = chunk_bytes(gr < p.k, gc, p.n);
                 let row = if gr < p.k { gr } else { 0 };
                 let col = if gc < p.n { gc } else { 0 };
-                cp_async_16_zfill(sb, bt.offset(r, c), b, lb.offset(row as usize, col as usize), n);
+                copy_edge_chunk(sb, bt.offset(r, c), b, lb.offset(row as usize, col as usize), n);
             }
         }
     }
