@@ -64,6 +64,7 @@ use crate::arch::{
     thread_idx_x, Global, Shared,
 };
 use crate::launch::{LaunchBounds, LaunchConfig};
+use crate::layout::Layout2;
 
 /// Shared memory one block may use on sm_80 and sm_90 (227 KiB).
 pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
@@ -172,35 +173,43 @@ unsafe fn issue<const FULL: bool>(
     let (at, bt) = (cfg.a_tile(), cfg.b_tile());
     let (la, lb) = (p.a(), p.b());
     let nt = cfg.threads();
-    for q in 0..cfg.a_passes() {
-        let (r, c) = tile_load(t, q, nt, cfg.bk, 4);
-        let (gr, gc) = (m0 + r, k0 + c);
-        unsafe {
-            if FULL {
-                cp_async_16(sa, at.offset(r, c), a, la.offset(gr, gc));
-            } else {
-                // Row outside: row 0; column outside: column 0 (a valid,
-                // aligned source that the zero-size copy does not read).
-                let (gr, gc) = (gr as u32, gc as u32);
-                let n = chunk_bytes(gr < p.m, gc, p.k);
-                let row = if gr < p.m { gr } else { 0 };
-                let col = if n == 0 { 0 } else { gc };
-                copy_edge_chunk(sa, at.offset(r, c), a, la.offset(row as usize, col as usize), n);
-            }
-        }
+    unsafe {
+        copy_tile_16::<FULL>(sa, at, a, la, (m0, k0), cfg.a_passes(), (t, nt));
+        copy_tile_16::<FULL>(sb, bt, b, lb, (k0, n0), cfg.b_passes(), (t, nt));
     }
-    for q in 0..cfg.b_passes() {
-        let (r, c) = tile_load(t, q, nt, cfg.bn, 4);
-        let (gr, gc) = (k0 + r, n0 + c);
+}
+
+/// Issues one stage's 16-byte copies of `tile` (its layout's rows ×
+/// cols), whose top-left element is `(r0, c0)` of the matrix `l`:
+/// `passes` chunks per thread, thread `t` of `nt` taking chunk `(r, c)` of
+/// [`tile_load`]. Interior tiles (`FULL`) copy without checks; edge tiles
+/// go through [`copy_edge_chunk`] with the bytes that lie in the matrix (a
+/// chunk outside it gets row / column 0 as its source, which is not read).
+///
+/// # Safety
+/// With `FULL`, the whole tile lies inside `src`; `dst` holds the tile.
+#[inline(always)]
+unsafe fn copy_tile_16<const FULL: bool>(
+    dst: Shared<f32>,
+    tile: SmemTile,
+    src: Global<f32>,
+    l: Layout2,
+    (r0, c0): (usize, usize),
+    passes: usize,
+    (t, nt): (usize, usize),
+) {
+    for q in 0..passes {
+        let (r, c) = tile_load(t, q, nt, tile.layout.cols, 4);
+        let (gr, gc) = (r0 + r, c0 + c);
         unsafe {
             if FULL {
-                cp_async_16(sb, bt.offset(r, c), b, lb.offset(gr, gc));
+                cp_async_16(dst, tile.offset(r, c), src, l.offset(gr, gc));
             } else {
                 let (gr, gc) = (gr as u32, gc as u32);
-                let n = chunk_bytes(gr < p.k, gc, p.n);
-                let row = if gr < p.k { gr } else { 0 };
-                let col = if gc < p.n { gc } else { 0 };
-                copy_edge_chunk(sb, bt.offset(r, c), b, lb.offset(row as usize, col as usize), n);
+                let n = chunk_bytes(gr < l.rows as u32, gc, l.cols as u32);
+                let row = if gr < l.rows as u32 { gr } else { 0 };
+                let col = if n == 0 { 0 } else { gc };
+                copy_edge_chunk(dst, tile.offset(r, c), src, l.offset(row as usize, col as usize), n);
             }
         }
     }
@@ -606,21 +615,7 @@ unsafe fn issue_t<const FULL: bool>(
             }
         }
     }
-    for q in 0..tl.b_passes() {
-        let (r, c) = tile_load(t, q, nt, tl.bn, 4);
-        let (gr, gc) = (k0 + r, n0 + c);
-        unsafe {
-            if FULL {
-                cp_async_16(sb, bt.offset(r, c), b, lb.offset(gr, gc));
-            } else {
-                let (gr, gc) = (gr as u32, gc as u32);
-                let n = chunk_bytes(gr < p.k, gc, p.n);
-                let row = if gr < p.k { gr } else { 0 };
-                let col = if gc < p.n { gc } else { 0 };
-                copy_edge_chunk(sb, bt.offset(r, c), b, lb.offset(row as usize, col as usize), n);
-            }
-        }
-    }
+    unsafe { copy_tile_16::<FULL>(sb, bt, b, lb, (k0, n0), tl.b_passes(), (t, nt)) };
 }
 
 /// [`step`] for [`MultistageT`] (rung 9's compute).
