@@ -18,7 +18,8 @@
 //! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
 //! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
 //! `FERROTILE_BENCH_STRIPS=1`: the horizontal-first sliding blur at other strip
-//! heights (1, 2 and 3 waves, 16 rows) and its experiment kernels too. Without CUDA it
+//! heights (1, 2 and 3 waves, 16 rows; `FERROTILE_BENCH_STRIP_LIST=8,12,16`
+//! names them instead) and its experiment kernels too. Without CUDA it
 //! prints a note and exits 0 (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on
 //! the CPU emulator at tiny sizes).
 
@@ -194,7 +195,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
             if strip_sweep() && BlurVariant::SlidingSums.supports(w, c, r) {
                 let default = image::sliding_sums_strip_rows(ctx, w, h, c, r);
                 let ch = if c == 1 { "gray" } else { "rgb" };
-                for exp in ["p2", "lb"] {
+                for exp in ["p2", "down"] {
                     out.buffer_mut().fill(0xAB)?;
                     if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp).is_err() {
                         continue;
@@ -209,6 +210,9 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                     .map(|&wv| (image::sliding_sums_strip_rows_for_waves(ctx, w, h, c, r, wv), format!("{wv} wave(s)")))
                     .collect();
                 strips.push((16, "fixed".into()));
+                if let Some(list) = strip_list() {
+                    strips = list.into_iter().map(|s| (s, "listed".to_string())).collect();
+                }
                 for (strip, why) in strips {
                     if strip == default || strip as usize > h {
                         continue;
@@ -229,6 +233,13 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
 /// `FERROTILE_BENCH_STRIPS=1`: also time the sliding blur at every strip height.
 fn strip_sweep() -> bool {
     std::env::var("FERROTILE_BENCH_STRIPS").is_ok_and(|v| v == "1")
+}
+
+/// `FERROTILE_BENCH_STRIP_LIST=8,12,16`: the strip heights of the sweep
+/// (instead of 1, 2 and 3 waves and 16 rows).
+fn strip_list() -> Option<Vec<u32>> {
+    let v = std::env::var("FERROTILE_BENCH_STRIP_LIST").ok()?;
+    Some(v.split(',').filter_map(|s| s.trim().parse().ok()).filter(|&s| s > 0).collect())
 }
 
 /// `FERROTILE_BENCH_BLUR_ONLY=1`: only the blur rows (and their ceilings).

@@ -353,8 +353,7 @@ pub fn blur_strips(
 
 /// The horizontal-first sliding rung as one of the benchmark's
 /// experiment kernels (`kernels::image::experiments`): `experiment` is
-/// `"p2"` (2 rows ahead) or `"lb"` (gray radius 3 with 2 rows ahead,
-/// launch bounds for 6 blocks per SM).
+/// `"p2"` (2 rows ahead) or `"down"` (every strip walks down).
 #[doc(hidden)]
 pub fn blur_sliding_sums_experiment(
     ctx: &Context,
@@ -376,7 +375,9 @@ pub fn blur_sliding_sums_experiment(
         (1, 3, "p2") => launch!(ctx, ke::blur_hslide_gray_r3_p2, cfg, input, output, sp),
         (3, 1, "p2") => launch!(ctx, ke::blur_hslide_rgb_r1_p2, cfg, input, output, sp),
         (3, 3, "p2") => launch!(ctx, ke::blur_hslide_rgb_r3_p2, cfg, input, output, sp),
-        (1, 3, "lb") => launch!(ctx, ke::blur_hslide_gray_r3_lb6, cfg, input, output, sp),
+        (1, 1, "down") => launch!(ctx, ke::blur_hslide_gray_r1_down, cfg, input, output, sp),
+        (1, 2, "down") => launch!(ctx, ke::blur_hslide_gray_r2_down, cfg, input, output, sp),
+        (1, 3, "down") => launch!(ctx, ke::blur_hslide_gray_r3_down, cfg, input, output, sp),
         _ => Err(Error::BadArgument { arg: "experiment", detail: format!("no kernel `{experiment}` for {} channel(s) at radius {radius}", src.channels) }),
     }
 }

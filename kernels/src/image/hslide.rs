@@ -14,8 +14,9 @@
 use core::simd::{u32x2, u32x4};
 
 use super::index::{
-    byte_rows, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
-    slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
+    byte_rows, hslide_alternates, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
+    slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_strip_reads, slide_strip_row, slide_strip_upward,
+    slide_strip_walk, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
     SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
 };
 use super::slide::{clip_code, clipped_magic, even, odd, prmt, Row};
@@ -158,7 +159,7 @@ fn divide_row<const C: u32, const R: u32, const EDGE: bool>(s: &Sums, y: u32, p:
 /// rows loaded ahead: picks the thread's chunk and strip, and the code
 /// path of inner or edge chunks (as `blur_slide_*`).
 #[inline(always)]
-unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32>(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: bool>(input: Global<u8>, output: Global<u8>, p: SlideParams) {
     let tid = thread_idx_x();
     let g = block_idx_x() * SLIDE_THREADS + tid;
     if g >= p.threads() {
@@ -168,9 +169,9 @@ unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32>(input: Glob
     // SAFETY: as for `blur_hslide_strip`.
     unsafe {
         if slide_is_edge(col, p.chunks) {
-            blur_hslide_strip::<C, R, SLIDE_EDGE_PREFETCH, true>(input, output, p, tid, col, strip)
+            blur_hslide_strip::<C, R, SLIDE_EDGE_PREFETCH, true, ALT>(input, output, p, tid, col, strip)
         } else {
-            blur_hslide_strip::<C, R, D, false>(input, output, p, tid, col, strip)
+            blur_hslide_strip::<C, R, D, false, ALT>(input, output, p, tid, col, strip)
         }
     }
 }
@@ -178,7 +179,7 @@ unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32>(input: Glob
 /// One thread's strip: chunk `col` of rows `strip · strip_rows ..`, `D`
 /// rows loaded ahead; `EDGE`: the chunk may hold clipped columns.
 #[inline(always)]
-unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE: bool>(
+unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE: bool, const ALT: bool>(
     input: Global<u8>,
     output: Global<u8>,
     p: SlideParams,
@@ -198,16 +199,20 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         let (has_left, has_right) = (col > 0, col + 1 < p.chunks);
         let y0 = strip * p.strip_rows;
         let y1 = if y0 + p.strip_rows < p.height { y0 + p.strip_rows } else { p.height };
-        // Rows the strip reads: y0 - R .. y1 + R, clipped to the image.
-        let row_end = if y1 + R < p.height { y1 + R } else { p.height };
+        // Row `i` steps along the strip in its walking direction (even
+        // strips walk up: see slide_strip_upward).
+        let walk = slide_strip_walk(y0, y1, ALT && slide_strip_upward(strip));
+        let row_at = |i: u32| slide_strip_row(walk, i);
+        let n = y1 - y0;
 
-        // One row's words: 16-byte load of the chunk, the halo as one u32,
-        // u32x2 or (3 words of a) u32x4 on each side; zeros outside the
-        // image. `row` may have wrapped below zero: then it is not below
-        // `row_end` either.
-        let load = |row: u32| -> Row {
+        // Row `row_at(i)`'s words: 16-byte load of the chunk, the halo as
+        // one u32, u32x2 or (3 words of a) u32x4 on each side; zeros for
+        // rows outside the image or further than R from the strip (the
+        // rows loaded ahead past its end).
+        let load = |i: u32| -> Row {
+            let row = row_at(i);
             let mut v = [0u32; SLIDE_MAX_WORDS];
-            if row < row_end {
+            if slide_strip_reads(row, i, n, R, p.height) {
                 let at = img.offset(row as usize, x as usize);
                 let own = input.read_vec::<u32x4>(at).to_array();
                 v[hw..hw + 4].copy_from_slice(&own);
@@ -231,7 +236,7 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         };
 
         // The thread's ring of horizontal sums: slot s holds the row
-        // y0 - R - 1 + s (mod slots).
+        // `row_at(s - R - 1)` (mod slots).
         let ring = hslide_ring(R);
         let sh = dynamic_shared::<u32x4>();
         let ring_store = |slot: u32, h: &Sums| {
@@ -262,12 +267,12 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         #[allow(clippy::needless_range_loop)] // index loops unroll with constant indices
         for k in 0..SLIDE_MAX_PREFETCH {
             if k < D as usize {
-                ahead[k] = load(y0 + R + k as u32);
+                ahead[k] = load(R + k as u32);
             }
         }
         ring_store(0, &[0u32; HSLIDE_WORDS]);
         for slot in 1..slots {
-            let h = hsums::<C, R>(&load((y0 + slot).wrapping_sub(R + 1)));
+            let h = hsums::<C, R>(&load(slot.wrapping_sub(R + 1)));
             for w in 0..HSLIDE_WORDS {
                 s[w] = s[w].wrapping_add(h[w]);
             }
@@ -275,15 +280,17 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         }
 
         let out_rows = byte_rows(p.width, p.height, C);
-        let mut y = y0;
+        let mut i = 0u32;
         let mut slot = 0u32;
         // One output row; `$k` (a literal) picks the prefetch registers.
         macro_rules! step {
             ($k:literal) => {{
-                // Row y + R enters, row y - R - 1 leaves (its slot takes the
-                // entering row's sums); fetch row y + R + D.
+                // Output row y = row_at(i): row_at(i + R) enters, row_at(i -
+                // R - 1) leaves (its slot takes the entering row's sums);
+                // fetch row_at(i + R + D).
+                let y = row_at(i);
                 let h = hsums::<C, R>(&ahead[$k]);
-                ahead[$k] = load(y + R + D);
+                ahead[$k] = load(i + R + D);
                 let leave = ring_load(slot);
                 for w in 0..HSLIDE_WORDS {
                     s[w] = s[w].wrapping_add(h[w]).wrapping_sub(leave[w]);
@@ -292,30 +299,30 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
                 slot = if slot + 1 == slots { 0 } else { slot + 1 };
                 let out = divide_row::<C, R, EDGE>(&s, y, p, clip_codes);
                 output.write_vec::<u32x4>(out_rows.offset(y as usize, x as usize), u32x4::from_array(out));
-                y += 1;
+                i += 1;
             }};
         }
         const { assert!(SLIDE_MAX_PREFETCH == 4) };
-        while y < y1 {
+        while i < n {
             step!(0);
             if D == 1 {
                 continue;
             }
-            if y >= y1 {
+            if i >= n {
                 break;
             }
             step!(1);
             if D == 2 {
                 continue;
             }
-            if y >= y1 {
+            if i >= n {
                 break;
             }
             step!(2);
             if D == 3 {
                 continue;
             }
-            if y >= y1 {
+            if i >= n {
                 break;
             }
             step!(3);
@@ -341,23 +348,30 @@ kernel! {
     /// run): 89.3 against 83.5 at strip 16 (first run); 83.0 against 79.5
     /// (second run, 3 waves of 14-row strips). Radius 2 / 3: 83.0 / 75.4
     /// against 73.2 / 74.3 (first run, strip 16); 78.8 / 72.8 against
-    /// 69.7 / 69.6 (second run, 3 waves).
+    /// 69.7 / 69.6 (second run, 3 waves). Neighbouring strips walk in
+    /// opposite directions ([`slide_strip_upward`]), so the halo rows two
+    /// threads share are read by both at about the same time and the
+    /// second read hits L2: at radius 3 the kernel read 68 MB from DRAM
+    /// instead of 74 (64 MB image), 54 µs instead of 58 under ncu. Measured
+    /// on an H100 at 8192² (three runs, % of copy): radius 1 / 2 / 3
+    /// 89.5–90.5 / 86.7–88.9 / 84.5–87.5 against 87.0–87.9 / 83.9–85.5 /
+    /// 80.1–82.9 with every strip walking down (`experiments::*_down`).
     pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }>(input, output, p)
+        blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }, { hslide_alternates(1, 1) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_gray_r1`] at radius 2.
     pub fn blur_hslide_gray_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 2, { hslide_prefetch(1, 2) }>(input, output, p)
+        blur_hslide_body::<1, 2, { hslide_prefetch(1, 2) }, { hslide_alternates(1, 2) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_gray_r1`] at radius 3.
     pub fn blur_hslide_gray_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 3, { hslide_prefetch(1, 3) }>(input, output, p)
+        blur_hslide_body::<1, 3, { hslide_prefetch(1, 3) }, { hslide_alternates(1, 3) }>(input, output, p)
     }
 }
 
@@ -365,35 +379,39 @@ kernel! {
     /// [`blur_hslide_gray_r1`] for interleaved RGB at radius 1 (1 halo
     /// word on each side, summed once per row instead of twice).
     pub fn blur_hslide_rgb_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 1, { hslide_prefetch(3, 1) }>(input, output, p)
+        blur_hslide_body::<3, 1, { hslide_prefetch(3, 1) }, { hslide_alternates(3, 1) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_rgb_r1`] at radius 2 (2 halo words on each side).
     pub fn blur_hslide_rgb_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 2, { hslide_prefetch(3, 2) }>(input, output, p)
+        blur_hslide_body::<3, 2, { hslide_prefetch(3, 2) }, { hslide_alternates(3, 2) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_rgb_r1`] at radius 3 (3 halo words on each side: the
-    /// old slide kept 20 column-sum words, this one 8).
+    /// old slide kept 20 column-sum words, this one 8). Every strip walks
+    /// down ([`hslide_alternates`]).
     pub fn blur_hslide_rgb_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 3, { hslide_prefetch(3, 3) }>(input, output, p)
+        blur_hslide_body::<3, 3, { hslide_prefetch(3, 3) }, { hslide_alternates(3, 3) }>(input, output, p)
     }
 }
 
 /// Benchmark experiments of the horizontal-first sliding blur: other
-/// prefetch depths (`_p<D>`) and launch bounds (`_lb<N>`: `.maxntid 128`,
-/// `.minnctapersm N`, see [`LAUNCH_BOUNDS`]) than the default kernels.
+/// prefetch depths (`_p<D>`) than the default kernels. (A gray radius-3
+/// kernel at 6 blocks per SM with 2 rows ahead, `_lb6`, was measured too
+/// and removed: slower in every run, 74.6–78.1% against 80.3–83.4% on an
+/// H100, and it spilled once the strips learned to walk upwards.)
 /// Measured (H200, 8192², % of copy): first run, strip 16: 2 rows ahead
 /// 87.3 / 81.9 / 72.3 gray, RGB radius 1 83.9 (4 rows: 89.3 / 83.0 /
 /// 75.4, 88.5), gray radius 3 at 6 blocks with 2 rows 74.4; second run,
 /// 2-wave strips: 2 rows ahead 73.9 / 72.5 / 69.0 gray (4 rows: 75.4 /
 /// 71.2 / 70.4), RGB radius 1 74.1 (73.4), RGB radius 3 without launch
 /// bounds (4 blocks per SM) 49.1 (60.7 at 5), gray radius 3 at 6 blocks
-/// 68.2. None beat the defaults.
+/// 68.2. None beat the defaults. `_down`: every strip walks down, as all
+/// did before neighbouring strips alternated (see [`blur_hslide_gray_r1`]).
 pub mod experiments {
     use super::blur_hslide_body;
     use crate::arch::Global;
@@ -404,9 +422,9 @@ pub mod experiments {
         ($name:ident, $c:literal, $r:literal, $d:literal) => {
             kernel! {
                 /// A horizontal-first sliding-blur experiment (name: channels,
-                /// radius, rows ahead or launch bounds; see the module).
+                /// radius, rows ahead; see the module).
                 pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-                    blur_hslide_body::<$c, $r, $d>(input, output, p)
+                    blur_hslide_body::<$c, $r, $d, true>(input, output, p)
                 }
             }
         };
@@ -416,13 +434,27 @@ pub mod experiments {
     experiment!(blur_hslide_gray_r3_p2, 1, 3, 2);
     experiment!(blur_hslide_rgb_r1_p2, 3, 1, 2);
     experiment!(blur_hslide_rgb_r3_p2, 3, 3, 2);
-    experiment!(blur_hslide_gray_r3_lb6, 1, 3, 2);
+
+    macro_rules! experiment_down {
+        ($name:ident, $c:literal, $r:literal) => {
+            kernel! {
+                /// A horizontal-first sliding-blur experiment: every strip
+                /// walks down (the kernel before neighbouring strips
+                /// alternated their direction).
+                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+                    blur_hslide_body::<$c, $r, { crate::image::index::hslide_prefetch($c, $r) }, false>(input, output, p)
+                }
+            }
+        };
+    }
+    experiment_down!(blur_hslide_gray_r1_down, 1, 1);
+    experiment_down!(blur_hslide_gray_r2_down, 1, 2);
+    experiment_down!(blur_hslide_gray_r3_down, 1, 3);
 }
 
 /// The image kernels with launch bounds (read by the PTX linker, see
 /// [`crate::launch::LaunchBounds`]): the horizontal-first sliding kernels
-/// at [`hslide_blocks_per_sm`] blocks of [`SLIDE_THREADS`], and the
-/// `_lb6` experiment (gray radius 3, 2 rows ahead, 6 blocks).
+/// at [`hslide_blocks_per_sm`] blocks of [`SLIDE_THREADS`].
 pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
     bounds("blur_hslide_gray_r1", hslide_blocks_per_sm(1, 1)),
     bounds("blur_hslide_gray_r2", hslide_blocks_per_sm(1, 2)),
@@ -430,7 +462,9 @@ pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
     bounds("blur_hslide_rgb_r1", hslide_blocks_per_sm(3, 1)),
     bounds("blur_hslide_rgb_r2", hslide_blocks_per_sm(3, 2)),
     bounds("blur_hslide_rgb_r3", hslide_blocks_per_sm(3, 3)),
-    bounds("blur_hslide_gray_r3_lb6", 6),
+    bounds("blur_hslide_gray_r1_down", hslide_blocks_per_sm(1, 1)),
+    bounds("blur_hslide_gray_r2_down", hslide_blocks_per_sm(1, 2)),
+    bounds("blur_hslide_gray_r3_down", hslide_blocks_per_sm(1, 3)),
 ];
 
 /// Launch bounds of a sliding-blur kernel: its block of [`SLIDE_THREADS`].

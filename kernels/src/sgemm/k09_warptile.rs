@@ -42,7 +42,8 @@ tiled_kernel! {
     /// swizzled `A` tile and the double-buffered loop. Expected: ≥ 90% of
     /// cuBLAS at 4096³ with the best configuration. Measured (H200): 81%
     /// for the 128 × 128 × 8 kernels (one block of 8 warps per SM); the
-    /// launch-bounded `sgemm_warptile_128x128x8_w32x64_lb2` reaches 93–95%.
+    /// launch-bounded `sgemm_warptile_128x128x8_w32x64_lb2` reaches 93–95%,
+    /// `sgemm_warptile_128x128x8_w64x64_t16x8_lb2` 95–97% (H100).
     sgemm_warptile_128x128x8_w64x32 = WT_128X128X8_W64X32
 }
 tiled_kernel! {
@@ -114,6 +115,38 @@ tiled_kernel! {
     sgemm_warptile_128x64x8_w64x32_lb3 = WT_128X64X8_W64X32
 }
 
+/// 128 × 128 × 8, warps 2 × 2 of 64 × 64, 8 × 16 per thread (lanes 8 × 4),
+/// 128 threads: cuBLAS's warp tile (64 × 64) and per-thread work (128
+/// results) in a block of 4 warps.
+pub const WT_128X128X8_W64X64: Tiling = warptile(128, 128, 8, 64, 64, 8, 16);
+/// [`WT_128X128X8_W64X64`] with 16 × 8 per thread (lanes 4 × 8).
+pub const WT_128X128X8_W64X64_T16X8: Tiling = warptile(128, 128, 8, 64, 64, 16, 8);
+
+tiled_kernel! {
+    /// 128 × 128 × 8 with 4 warps of 64 × 64 (8 × 16 results per thread)
+    /// and launch bounds `(128, 2)` (≤ 255 registers; 255 on sm_90, no
+    /// spills): the 8 warps per SM and the per-thread work of cuBLAS's
+    /// 256 × 128 kernel, but as two independent blocks, so one block's
+    /// barrier overlaps the other's FMAs, and 6 shared loads per 128 FMAs
+    /// instead of 4 per 64 (hot loop: 1024 FFMA of ~1120 instructions per
+    /// tile, against 512 of ~580). Measured (H100): 92.5–93.7% of cuBLAS
+    /// at 4096³ and 8192³, below the 16 × 8 thread tile.
+    sgemm_warptile_128x128x8_w64x64_lb2 = WT_128X128X8_W64X64
+}
+tiled_kernel! {
+    /// The best SGEMM kernel: [`sgemm_warptile_128x128x8_w64x64_lb2`] with
+    /// 16 × 8 results per thread (lanes 4 × 8 in the warp; 235 registers on
+    /// sm_90, no spills). Same FMAs and shared loads per tile as the 8 × 16
+    /// tile; the other lane arrangement changes which lanes share `A` and
+    /// `B` float4s in a quarter-warp and ptxas's allocation, and measured
+    /// 3 points faster. Measured (H100, % of cuBLAS, same runs): 95.1–96.6
+    /// at 4096³ and 95.7–96.7 at 8192³ over four runs (128 × 128 × 8 with
+    /// 32 × 64 warps at `(256, 2)`: 93.1–94.6 and 93.8–94.3). With `BK =
+    /// 16` (253 registers, no spills) it measured 91%: the 32 staging
+    /// registers cost more than the halved barriers save.
+    sgemm_warptile_128x128x8_w64x64_t16x8_lb2 = WT_128X128X8_W64X64_T16X8
+}
+
 /// The rung-9 kernels with launch bounds (see
 /// [`crate::launch::LaunchBounds`]); each entry takes its thread count from
 /// the tiling the host launches with. Tried and left out because ptxas
@@ -121,7 +154,9 @@ tiled_kernel! {
 /// (8 bytes on sm_90; measured 88–90%), 128 × 128 × 16 at `(256, 2)`
 /// (~120 bytes, outside the hot loop; measured 86–88%), 256 × 128 × 16
 /// with 512 threads at `(512, 1)`, 128 × 64 at `(128, 4)`.
-pub const WARPTILE_BOUNDS: [crate::launch::LaunchBounds; 3] = [
+pub const WARPTILE_BOUNDS: [crate::launch::LaunchBounds; 5] = [
+    WT_128X128X8_W64X64_T16X8.bounds("sgemm_warptile_128x128x8_w64x64_t16x8_lb2", 2),
+    WT_128X128X8_W64X64.bounds("sgemm_warptile_128x128x8_w64x64_lb2", 2),
     WT_128X128X8_W32X64_IL.bounds("sgemm_warptile_128x128x8_w32x64_lb2", 2),
     WT_64X128X16_W32X64.bounds("sgemm_warptile_64x128x16_w32x64_lb3", 3),
     WT_128X64X8_W64X32.bounds("sgemm_warptile_128x64x8_w64x32_lb3", 3),

@@ -25,6 +25,11 @@ fn tilings() -> Vec<(&'static str, Tiling)> {
         ("wt_128x256x8_w64x64", WT_128X256X8_W64X64),
         ("wt_128x64x16_w64x32", WT_128X64X16_W64X32),
         ("wt_64x64x16_w32x32", WT_64X64X16_W32X32),
+        ("wt_256x128x8_w64x64", WT_256X128X8_W64X64),
+        ("wt_64x128x16_w32x64", WT_64X128X16_W32X64),
+        ("wt_128x64x8_w64x32", WT_128X64X8_W64X32),
+        ("wt_128x128x8_w64x64", WT_128X128X8_W64X64),
+        ("wt_128x128x8_w64x64_t16x8", WT_128X128X8_W64X64_T16X8),
     ]
 }
 
