@@ -143,7 +143,10 @@ tiled_kernel! {
     /// at 4096³ and 95.7–96.7 at 8192³ over four runs (128 × 128 × 8 with
     /// 32 × 64 warps at `(256, 2)`: 93.1–94.6 and 93.8–94.3). With `BK =
     /// 16` (253 registers, no spills) it measured 91%: the 32 staging
-    /// registers cost more than the halved barriers save.
+    /// registers cost more than the halved barriers save. With the interior
+    /// loop's `B` tile copied by 16-byte `cp.async` instead of registers
+    /// (237 registers) it measured 85–86%. Nine runs in all: 94.9–96.6
+    /// (median 95.4) at 4096³, 95.7–96.7 (median 96.3) at 8192³.
     sgemm_warptile_128x128x8_w64x64_t16x8_lb2 = WT_128X128X8_W64X64_T16X8
 }
 
