@@ -49,6 +49,8 @@ pub enum WarpConfig {
     B128x128x8W64x64Lb2,
     /// 128 × 128 × 8, warp 64 × 64 (16 × 8 per thread, 128 threads), launch bounds: 2 blocks per SM.
     B128x128x8W64x64T16x8Lb2,
+    /// 128 × 128 × 8, warp 32 × 128 (8 × 16 per thread, 128 threads), launch bounds: 2 blocks per SM.
+    B128x128x8W32x128Lb2,
 }
 
 impl WarpConfig {
@@ -67,6 +69,7 @@ impl WarpConfig {
         WarpConfig::B64x128x16W32x64Lb3,
         WarpConfig::B128x128x8W64x64Lb2,
         WarpConfig::B128x128x8W64x64T16x8Lb2,
+        WarpConfig::B128x128x8W32x128Lb2,
     ];
 
     /// The tiling (shared with the kernels).
@@ -86,6 +89,7 @@ impl WarpConfig {
             WarpConfig::B256x128x8W64x64 => WT_256X128X8_W64X64,
             WarpConfig::B128x128x8W64x64Lb2 => WT_128X128X8_W64X64,
             WarpConfig::B128x128x8W64x64T16x8Lb2 => WT_128X128X8_W64X64_T16X8,
+            WarpConfig::B128x128x8W32x128Lb2 => WT_128X128X8_W32X128,
         }
     }
 }
@@ -179,7 +183,7 @@ impl GemmVariant {
         GemmVariant::Padded,
         GemmVariant::Swizzled,
         GemmVariant::DoubleBuffered,
-        GemmVariant::Warptile(WarpConfig::B128x128x8W64x64T16x8Lb2),
+        GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2),
     ];
 
     /// Every concrete rung and every warptile and multistage
@@ -219,6 +223,7 @@ impl GemmVariant {
                 WarpConfig::B64x128x16W32x64Lb3 => "sgemm_warptile_64x128x16_w32x64_lb3",
                 WarpConfig::B128x128x8W64x64Lb2 => "sgemm_warptile_128x128x8_w64x64_lb2",
                 WarpConfig::B128x128x8W64x64T16x8Lb2 => "sgemm_warptile_128x128x8_w64x64_t16x8_lb2",
+                WarpConfig::B128x128x8W32x128Lb2 => "sgemm_warptile_128x128x8_w32x128_lb2",
             },
             GemmVariant::Multistage(c) => match c {
                 StageConfig::B256x128x8S3 => "sgemm_multistage_256x128x8_s3",
@@ -282,11 +287,11 @@ pub struct AutoEntry {
 pub const AUTO_TABLE: &[AutoEntry] = &[
     AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B128x64x16W64x32) },
-    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W64x64T16x8Lb2) },
-    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W64x64T16x8Lb2) },
-    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W64x64T16x8Lb2) },
-    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W64x64T16x8Lb2) },
+    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
     AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
     AutoEntry { m: 256, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 4096, n: 256, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
@@ -465,6 +470,7 @@ fn launch_variant(ctx: &Context, v: GemmVariant, p: &GemmParams, a: &Buffer<f32>
                 WarpConfig::B128x128x8W64x64T16x8Lb2 => {
                     launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_t16x8_lb2, cfg, p, a, b, c)
                 }
+                WarpConfig::B128x128x8W32x128Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x128_lb2, cfg, p, a, b, c),
             }
         }
         GemmVariant::Multistage(w) => {
@@ -514,7 +520,7 @@ mod tests {
 
     #[test]
     fn auto_picks_the_nearest_entry_and_falls_back_without_float4() {
-        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W64x64T16x8Lb2));
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2));
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
         assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
         let g = Gemm::new(64, 64, 64).lda(65);

@@ -43,7 +43,7 @@ tiled_kernel! {
     /// cuBLAS at 4096³ with the best configuration. Measured (H200): 81%
     /// for the 128 × 128 × 8 kernels (one block of 8 warps per SM); the
     /// launch-bounded `sgemm_warptile_128x128x8_w32x64_lb2` reaches 93–95%,
-    /// `sgemm_warptile_128x128x8_w64x64_t16x8_lb2` 95–97% (H100).
+    /// `sgemm_warptile_128x128x8_w32x128_lb2` 97–99% (H100).
     sgemm_warptile_128x128x8_w64x32 = WT_128X128X8_W64X32
 }
 tiled_kernel! {
@@ -121,6 +121,9 @@ tiled_kernel! {
 pub const WT_128X128X8_W64X64: Tiling = warptile(128, 128, 8, 64, 64, 8, 16);
 /// [`WT_128X128X8_W64X64`] with 16 × 8 per thread (lanes 4 × 8).
 pub const WT_128X128X8_W64X64_T16X8: Tiling = warptile(128, 128, 8, 64, 64, 16, 8);
+/// 128 × 128 × 8, warps 4 × 1 of 32 × 128, 8 × 16 per thread (lanes 4 × 8),
+/// 128 threads.
+pub const WT_128X128X8_W32X128: Tiling = warptile(128, 128, 8, 32, 128, 8, 16);
 
 tiled_kernel! {
     /// 128 × 128 × 8 with 4 warps of 64 × 64 (8 × 16 results per thread)
@@ -134,20 +137,33 @@ tiled_kernel! {
     sgemm_warptile_128x128x8_w64x64_lb2 = WT_128X128X8_W64X64
 }
 tiled_kernel! {
-    /// The best SGEMM kernel: [`sgemm_warptile_128x128x8_w64x64_lb2`] with
-    /// 16 × 8 results per thread (lanes 4 × 8 in the warp; 235 registers on
-    /// sm_90, no spills). Same FMAs and shared loads per tile as the 8 × 16
-    /// tile; the other lane arrangement changes which lanes share `A` and
-    /// `B` float4s in a quarter-warp and ptxas's allocation, and measured
-    /// 3 points faster. Measured (H100, % of cuBLAS, same runs): 95.1–96.6
-    /// at 4096³ and 95.7–96.7 at 8192³ over four runs (128 × 128 × 8 with
-    /// 32 × 64 warps at `(256, 2)`: 93.1–94.6 and 93.8–94.3). With `BK =
-    /// 16` (253 registers, no spills) it measured 91%: the 32 staging
-    /// registers cost more than the halved barriers save. With the interior
-    /// loop's `B` tile copied by 16-byte `cp.async` instead of registers
-    /// (237 registers) it measured 85–86%. Nine runs in all: 94.9–96.6
-    /// (median 95.4) at 4096³, 95.7–96.7 (median 96.3) at 8192³.
+    /// [`sgemm_warptile_128x128x8_w64x64_lb2`] with 16 × 8 results per
+    /// thread (lanes 4 × 8 in the warp; 235 registers on sm_90, no
+    /// spills). Same FMAs and shared loads per tile as the 8 × 16 tile; the
+    /// other lane arrangement changes which lanes share `A` and `B` float4s
+    /// in a quarter-warp and ptxas's allocation, and measured 2–3 points
+    /// faster: 94.6–96.6% (4096³) and 95.7–96.7% (8192³) of cuBLAS over
+    /// eleven H100 runs. Tried on it and dropped: `BK = 16` (253 registers)
+    /// 91%; the interior loop's `B` tile copied by 16-byte `cp.async` (237
+    /// registers) 85–86%; a serpentine FMA order (odd rows walk the
+    /// columns backwards) 95.0–96.2% / 98.2–98.4%.
     sgemm_warptile_128x128x8_w64x64_t16x8_lb2 = WT_128X128X8_W64X64_T16X8
+}
+tiled_kernel! {
+    /// The best SGEMM kernel: 128 × 128 × 8 with 4 warps of 32 × 128
+    /// stacked along `M` (8 × 16 results per thread, lanes 4 × 8) and
+    /// launch bounds `(128, 2)` (255 registers on sm_90, no spills). Each
+    /// warp spans all 128 columns of the block tile, so the four warps read
+    /// the same `B` float4s of every `k` row (one `B` row per `k`, shared
+    /// by the whole block, against two half rows for 64 × 64 warps) and
+    /// each its own 32 rows of `A`. ncu at 4096³: 0.85 issued instructions
+    /// per cycle and scheduler (0.82 for the 64 × 64 warps, 0.91 for
+    /// cuBLAS, with the same instructions per FMA). Measured (H100, % of
+    /// cuBLAS in the same run): 97.1–98.4 at 4096³, 98.9–99.2 at 8192³ over
+    /// six runs. With 4 warps of 128 × 32 (16 × 8 per thread) it measured
+    /// 92.4–93.5 / 94.9–95.0; with a serpentine FMA order 95.5–95.9 /
+    /// 95.9–96.3.
+    sgemm_warptile_128x128x8_w32x128_lb2 = WT_128X128X8_W32X128
 }
 
 /// The rung-9 kernels with launch bounds (see
@@ -157,7 +173,8 @@ tiled_kernel! {
 /// (8 bytes on sm_90; measured 88–90%), 128 × 128 × 16 at `(256, 2)`
 /// (~120 bytes, outside the hot loop; measured 86–88%), 256 × 128 × 16
 /// with 512 threads at `(512, 1)`, 128 × 64 at `(128, 4)`.
-pub const WARPTILE_BOUNDS: [crate::launch::LaunchBounds; 5] = [
+pub const WARPTILE_BOUNDS: [crate::launch::LaunchBounds; 6] = [
+    WT_128X128X8_W32X128.bounds("sgemm_warptile_128x128x8_w32x128_lb2", 2),
     WT_128X128X8_W64X64_T16X8.bounds("sgemm_warptile_128x128x8_w64x64_t16x8_lb2", 2),
     WT_128X128X8_W64X64.bounds("sgemm_warptile_128x128x8_w64x64_lb2", 2),
     WT_128X128X8_W32X64_IL.bounds("sgemm_warptile_128x128x8_w32x64_lb2", 2),

@@ -30,6 +30,7 @@ fn tilings() -> Vec<(&'static str, Tiling)> {
         ("wt_128x64x8_w64x32", WT_128X64X8_W64X32),
         ("wt_128x128x8_w64x64", WT_128X128X8_W64X64),
         ("wt_128x128x8_w64x64_t16x8", WT_128X128X8_W64X64_T16X8),
+        ("wt_128x128x8_w32x128", WT_128X128X8_W32X128),
     ]
 }
 
