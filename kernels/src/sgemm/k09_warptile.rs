@@ -142,8 +142,8 @@ tiled_kernel! {
     /// spills). Same FMAs and shared loads per tile as the 8 × 16 tile; the
     /// other lane arrangement changes which lanes share `A` and `B` float4s
     /// in a quarter-warp and ptxas's allocation, and measured 2–3 points
-    /// faster: 94.6–96.6% (4096³) and 95.7–96.7% (8192³) of cuBLAS over
-    /// eleven H100 runs. Tried on it and dropped: `BK = 16` (253 registers)
+    /// faster: 94.4–96.6% (4096³) and 95.7–96.7% (8192³) of cuBLAS over
+    /// fifteen H100 runs. Tried on it and dropped: `BK = 16` (253 registers)
     /// 91%; the interior loop's `B` tile copied by 16-byte `cp.async` (237
     /// registers) 85–86%; a serpentine FMA order (odd rows walk the
     /// columns backwards) 95.0–96.2% / 98.2–98.4%.
@@ -159,8 +159,8 @@ tiled_kernel! {
     /// each its own 32 rows of `A`. ncu at 4096³: 0.85 issued instructions
     /// per cycle and scheduler (0.82 for the 64 × 64 warps, 0.91 for
     /// cuBLAS, with the same instructions per FMA). Measured (H100, % of
-    /// cuBLAS in the same run): 97.1–98.4 at 4096³, 98.9–99.2 at 8192³ over
-    /// six runs. With 4 warps of 128 × 32 (16 × 8 per thread) it measured
+    /// cuBLAS in the same run): 96.9–98.4 at 4096³, 98.8–99.2 at 8192³ over
+    /// seven runs. With 4 warps of 128 × 32 (16 × 8 per thread) it measured
     /// 92.4–93.5 / 94.9–95.0; with a serpentine FMA order 95.5–95.9 /
     /// 95.9–96.3.
     sgemm_warptile_128x128x8_w32x128_lb2 = WT_128X128X8_W32X128
