@@ -195,7 +195,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
             if strip_sweep() && BlurVariant::SlidingSums.supports(w, c, r) {
                 let default = image::sliding_sums_strip_rows(ctx, w, h, c, r);
                 let ch = if c == 1 { "gray" } else { "rgb" };
-                for exp in ["p2", "down"] {
+                for exp in ["p2", "down", "serial"] {
                     out.buffer_mut().fill(0xAB)?;
                     if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp).is_err() {
                         continue;

@@ -353,7 +353,8 @@ pub fn blur_strips(
 
 /// The horizontal-first sliding rung as one of the benchmark's
 /// experiment kernels (`kernels::image::experiments`): `experiment` is
-/// `"p2"` (2 rows ahead) or `"down"` (every strip walks down).
+/// `"p2"` (2 rows ahead), `"down"` (every strip walks down) or `"serial"`
+/// (the ring's first rows loaded and summed one by one).
 #[doc(hidden)]
 pub fn blur_sliding_sums_experiment(
     ctx: &Context,
@@ -378,6 +379,9 @@ pub fn blur_sliding_sums_experiment(
         (1, 1, "down") => launch!(ctx, ke::blur_hslide_gray_r1_down, cfg, input, output, sp),
         (1, 2, "down") => launch!(ctx, ke::blur_hslide_gray_r2_down, cfg, input, output, sp),
         (1, 3, "down") => launch!(ctx, ke::blur_hslide_gray_r3_down, cfg, input, output, sp),
+        (1, 1, "serial") => launch!(ctx, ke::blur_hslide_gray_r1_serial, cfg, input, output, sp),
+        (1, 2, "serial") => launch!(ctx, ke::blur_hslide_gray_r2_serial, cfg, input, output, sp),
+        (1, 3, "serial") => launch!(ctx, ke::blur_hslide_gray_r3_serial, cfg, input, output, sp),
         _ => Err(Error::BadArgument { arg: "experiment", detail: format!("no kernel `{experiment}` for {} channel(s) at radius {radius}", src.channels) }),
     }
 }

@@ -179,7 +179,7 @@ pub fn cases() -> Vec<Case> {
         }
     }
     // The horizontal-first rung's experiment kernels of the benchmark.
-    for (c, r, e) in [(1usize, 1u32, "p2"), (1, 2, "p2"), (1, 3, "p2"), (3, 1, "p2"), (3, 3, "p2"), (1, 1, "down"), (1, 2, "down"), (1, 3, "down")] {
+    for (c, r, e) in [(1usize, 1u32, "p2"), (1, 2, "p2"), (1, 3, "p2"), (3, 1, "p2"), (3, 3, "p2"), (1, 1, "down"), (1, 2, "down"), (1, 3, "down"), (1, 1, "serial"), (1, 2, "serial"), (1, 3, "serial")] {
         for (w, h, strip) in [(48usize, 21usize, 5u32), (64, 9, 2)] {
             v.push(Case::new(format!("image::blur::blur_hslide_{e}::c{c}::r{r}::{w}x{h}"), move |ctx| {
                 let img = random_image(w, h, c, "blur_hslide_experiment");

@@ -14,7 +14,7 @@
 use core::simd::{u32x2, u32x4};
 
 use super::index::{
-    byte_rows, hslide_alternates, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
+    byte_rows, hslide_alternates, hslide_prologue_rows, HSLIDE_MAX_PROLOGUE, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
     slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_strip_reads, slide_strip_row, slide_strip_upward,
     slide_strip_walk, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
     SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
@@ -159,7 +159,7 @@ fn divide_row<const C: u32, const R: u32, const EDGE: bool>(s: &Sums, y: u32, p:
 /// rows loaded ahead: picks the thread's chunk and strip, and the code
 /// path of inner or edge chunks (as `blur_slide_*`).
 #[inline(always)]
-unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: bool>(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: bool, const PB: u32>(input: Global<u8>, output: Global<u8>, p: SlideParams) {
     let tid = thread_idx_x();
     let g = block_idx_x() * SLIDE_THREADS + tid;
     if g >= p.threads() {
@@ -169,9 +169,9 @@ unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: 
     // SAFETY: as for `blur_hslide_strip`.
     unsafe {
         if slide_is_edge(col, p.chunks) {
-            blur_hslide_strip::<C, R, SLIDE_EDGE_PREFETCH, true, ALT>(input, output, p, tid, col, strip)
+            blur_hslide_strip::<C, R, SLIDE_EDGE_PREFETCH, true, ALT, PB>(input, output, p, tid, col, strip)
         } else {
-            blur_hslide_strip::<C, R, D, false, ALT>(input, output, p, tid, col, strip)
+            blur_hslide_strip::<C, R, D, false, ALT, PB>(input, output, p, tid, col, strip)
         }
     }
 }
@@ -179,7 +179,7 @@ unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: 
 /// One thread's strip: chunk `col` of rows `strip · strip_rows ..`, `D`
 /// rows loaded ahead; `EDGE`: the chunk may hold clipped columns.
 #[inline(always)]
-unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE: bool, const ALT: bool>(
+unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE: bool, const ALT: bool, const PB: u32>(
     input: Global<u8>,
     output: Global<u8>,
     p: SlideParams,
@@ -271,8 +271,22 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
             }
         }
         ring_store(0, &[0u32; HSLIDE_WORDS]);
+        // The ring's first rows are all loaded before the first of them is
+        // summed: each load sits in its own guarded block, and a sum right
+        // after its load made every row wait for the one before it (ncu,
+        // gray radius 3 on an H200: half the stall samples were in this
+        // prologue, one memory latency per row).
+        let batch = PB;
+        let mut first = [[0u32; SLIDE_MAX_WORDS]; HSLIDE_MAX_PROLOGUE];
+        #[allow(clippy::needless_range_loop)] // index loops unroll with constant indices
+        for k in 0..HSLIDE_MAX_PROLOGUE {
+            if (k as u32) < batch {
+                first[k] = load((k as u32 + 1).wrapping_sub(R + 1));
+            }
+        }
         for slot in 1..slots {
-            let h = hsums::<C, R>(&load(slot.wrapping_sub(R + 1)));
+            let row = if slot <= batch { first[(slot - 1) as usize] } else { load(slot.wrapping_sub(R + 1)) };
+            let h = hsums::<C, R>(&row);
             for w in 0..HSLIDE_WORDS {
                 s[w] = s[w].wrapping_add(h[w]);
             }
@@ -357,21 +371,21 @@ kernel! {
     /// 89.5–90.5 / 86.7–88.9 / 84.5–87.5 against 87.0–87.9 / 83.9–85.5 /
     /// 80.1–82.9 with every strip walking down (`experiments::*_down`).
     pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }, { hslide_alternates(1, 1) }>(input, output, p)
+        blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }, { hslide_alternates(1, 1) }, { hslide_prologue_rows(1, 1) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_gray_r1`] at radius 2.
     pub fn blur_hslide_gray_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 2, { hslide_prefetch(1, 2) }, { hslide_alternates(1, 2) }>(input, output, p)
+        blur_hslide_body::<1, 2, { hslide_prefetch(1, 2) }, { hslide_alternates(1, 2) }, { hslide_prologue_rows(1, 2) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_gray_r1`] at radius 3.
     pub fn blur_hslide_gray_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 3, { hslide_prefetch(1, 3) }, { hslide_alternates(1, 3) }>(input, output, p)
+        blur_hslide_body::<1, 3, { hslide_prefetch(1, 3) }, { hslide_alternates(1, 3) }, { hslide_prologue_rows(1, 3) }>(input, output, p)
     }
 }
 
@@ -379,14 +393,14 @@ kernel! {
     /// [`blur_hslide_gray_r1`] for interleaved RGB at radius 1 (1 halo
     /// word on each side, summed once per row instead of twice).
     pub fn blur_hslide_rgb_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 1, { hslide_prefetch(3, 1) }, { hslide_alternates(3, 1) }>(input, output, p)
+        blur_hslide_body::<3, 1, { hslide_prefetch(3, 1) }, { hslide_alternates(3, 1) }, { hslide_prologue_rows(3, 1) }>(input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_rgb_r1`] at radius 2 (2 halo words on each side).
     pub fn blur_hslide_rgb_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 2, { hslide_prefetch(3, 2) }, { hslide_alternates(3, 2) }>(input, output, p)
+        blur_hslide_body::<3, 2, { hslide_prefetch(3, 2) }, { hslide_alternates(3, 2) }, { hslide_prologue_rows(3, 2) }>(input, output, p)
     }
 }
 
@@ -395,7 +409,7 @@ kernel! {
     /// old slide kept 20 column-sum words, this one 8). Every strip walks
     /// down ([`hslide_alternates`]).
     pub fn blur_hslide_rgb_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 3, { hslide_prefetch(3, 3) }, { hslide_alternates(3, 3) }>(input, output, p)
+        blur_hslide_body::<3, 3, { hslide_prefetch(3, 3) }, { hslide_alternates(3, 3) }, { hslide_prologue_rows(3, 3) }>(input, output, p)
     }
 }
 
@@ -424,7 +438,7 @@ pub mod experiments {
                 /// A horizontal-first sliding-blur experiment (name: channels,
                 /// radius, rows ahead; see the module).
                 pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-                    blur_hslide_body::<$c, $r, $d, true>(input, output, p)
+                    blur_hslide_body::<$c, $r, $d, true, { crate::image::index::hslide_prologue_rows($c, $r) }>(input, output, p)
                 }
             }
         };
@@ -442,7 +456,13 @@ pub mod experiments {
                 /// walks down (the kernel before neighbouring strips
                 /// alternated their direction).
                 pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-                    blur_hslide_body::<$c, $r, { crate::image::index::hslide_prefetch($c, $r) }, false>(input, output, p)
+                    blur_hslide_body::<
+                        $c,
+                        $r,
+                        { crate::image::index::hslide_prefetch($c, $r) },
+                        false,
+                        { crate::image::index::hslide_prologue_rows($c, $r) },
+                    >(input, output, p)
                 }
             }
         };
@@ -450,6 +470,22 @@ pub mod experiments {
     experiment_down!(blur_hslide_gray_r1_down, 1, 1);
     experiment_down!(blur_hslide_gray_r2_down, 1, 2);
     experiment_down!(blur_hslide_gray_r3_down, 1, 3);
+
+    macro_rules! experiment_serial {
+        ($name:ident, $c:literal, $r:literal) => {
+            kernel! {
+                /// A horizontal-first sliding-blur experiment: the ring's
+                /// first rows loaded and summed one by one (the kernel
+                /// before they were loaded together).
+                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+                    blur_hslide_body::<$c, $r, { crate::image::index::hslide_prefetch($c, $r) }, true, 0>(input, output, p)
+                }
+            }
+        };
+    }
+    experiment_serial!(blur_hslide_gray_r1_serial, 1, 1);
+    experiment_serial!(blur_hslide_gray_r2_serial, 1, 2);
+    experiment_serial!(blur_hslide_gray_r3_serial, 1, 3);
 }
 
 /// The image kernels with launch bounds (read by the PTX linker, see
@@ -465,6 +501,9 @@ pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
     bounds("blur_hslide_gray_r1_down", hslide_blocks_per_sm(1, 1)),
     bounds("blur_hslide_gray_r2_down", hslide_blocks_per_sm(1, 2)),
     bounds("blur_hslide_gray_r3_down", hslide_blocks_per_sm(1, 3)),
+    bounds("blur_hslide_gray_r1_serial", hslide_blocks_per_sm(1, 1)),
+    bounds("blur_hslide_gray_r2_serial", hslide_blocks_per_sm(1, 2)),
+    bounds("blur_hslide_gray_r3_serial", hslide_blocks_per_sm(1, 3)),
 ];
 
 /// Launch bounds of a sliding-blur kernel: its block of [`SLIDE_THREADS`].

@@ -621,6 +621,18 @@ pub const fn hslide_alternates(channels: u32, r: u32) -> bool {
     !(channels == 3 && r == 3)
 }
 
+/// Most rows a horizontal-first sliding thread loads before summing the
+/// first ([`hslide_prologue_rows`]): the `2r` rows its ring starts with.
+pub const HSLIDE_MAX_PROLOGUE: usize = 6;
+
+/// Rows of the ring's start (`2r` in all) that a horizontal-first sliding
+/// thread loads together before summing the first of them; the rest are
+/// loaded one by one. All `2r`, but 2 for RGB at radius 3 (10 words a
+/// row: six rows in flight at once do not fit its registers).
+pub const fn hslide_prologue_rows(channels: u32, r: u32) -> u32 {
+    if channels == 3 && r == 3 { 2 } else { 2 * r }
+}
+
 /// Blocks of [`SLIDE_THREADS`] per SM each horizontal-first sliding
 /// kernel is built for: its launch bounds (`.minnctapersm`, so ptxas keeps
 /// the registers under `65536 / (128 · n)`, and `cargo xtask
@@ -978,6 +990,8 @@ mod tests {
                 // The rings of n blocks fit an SM's 227 KB.
                 assert!(n * hslide_shared_bytes(r) <= 227 * 1024);
                 assert!(hslide_prefetch(c, r) as usize <= SLIDE_MAX_PREFETCH);
+                assert!(hslide_prologue_rows(c, r) as usize <= HSLIDE_MAX_PROLOGUE);
+                assert!(hslide_prologue_rows(c, r) <= 2 * r);
             }
         }
     }
