@@ -370,6 +370,12 @@ kernel! {
     /// on an H100 at 8192² (three runs, % of copy): radius 1 / 2 / 3
     /// 89.5–90.5 / 86.7–88.9 / 84.5–87.5 against 87.0–87.9 / 83.9–85.5 /
     /// 80.1–82.9 with every strip walking down (`experiments::*_down`).
+    /// A thread loads the `2r` rows its ring starts with before summing
+    /// the first ([`hslide_prologue_rows`]); loaded and summed one by one,
+    /// each waited for the previous one's memory latency. Measured on an
+    /// H200 at 8192² (three runs, % of copy): radius 1 / 2 / 3 86.4–87.7 /
+    /// 85.1–86.4 / 80.9–82.7 against 86.3–86.7 / 82.0–82.9 / 75.6–76.6 one
+    /// by one (`experiments::*_serial`).
     pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
         blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }, { hslide_alternates(1, 1) }, { hslide_prologue_rows(1, 1) }>(input, output, p)
     }
@@ -425,7 +431,9 @@ kernel! {
 /// 71.2 / 70.4), RGB radius 1 74.1 (73.4), RGB radius 3 without launch
 /// bounds (4 blocks per SM) 49.1 (60.7 at 5), gray radius 3 at 6 blocks
 /// 68.2. None beat the defaults. `_down`: every strip walks down, as all
-/// did before neighbouring strips alternated (see [`blur_hslide_gray_r1`]).
+/// did before neighbouring strips alternated; `_serial`: the ring's first
+/// rows loaded and summed one by one, as before they were loaded together
+/// (see [`blur_hslide_gray_r1`] for both).
 pub mod experiments {
     use super::blur_hslide_body;
     use crate::arch::Global;
