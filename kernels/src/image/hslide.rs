@@ -437,63 +437,39 @@ kernel! {
 pub mod experiments {
     use super::blur_hslide_body;
     use crate::arch::Global;
+    use crate::image::index::{hslide_prefetch, hslide_prologue_rows};
     use crate::image::SlideParams;
     use crate::kernel;
 
+    /// `name: channels, radius, rows ahead, alternating walk, rows loaded
+    /// together at the start` (the parameters of `blur_hslide_body`).
     macro_rules! experiment {
-        ($name:ident, $c:literal, $r:literal, $d:literal) => {
+        ($name:ident: $c:literal, $r:literal, $d:expr, $alt:literal, $pb:expr) => {
             kernel! {
                 /// A horizontal-first sliding-blur experiment (name: channels,
-                /// radius, rows ahead; see the module).
+                /// radius, what differs from the default; see the module).
                 pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-                    blur_hslide_body::<$c, $r, $d, true, { crate::image::index::hslide_prologue_rows($c, $r) }>(input, output, p)
+                    blur_hslide_body::<$c, $r, { $d }, $alt, { $pb }>(input, output, p)
                 }
             }
         };
     }
-    experiment!(blur_hslide_gray_r1_p2, 1, 1, 2);
-    experiment!(blur_hslide_gray_r2_p2, 1, 2, 2);
-    experiment!(blur_hslide_gray_r3_p2, 1, 3, 2);
-    experiment!(blur_hslide_rgb_r1_p2, 3, 1, 2);
-    experiment!(blur_hslide_rgb_r3_p2, 3, 3, 2);
-
-    macro_rules! experiment_down {
-        ($name:ident, $c:literal, $r:literal) => {
-            kernel! {
-                /// A horizontal-first sliding-blur experiment: every strip
-                /// walks down (the kernel before neighbouring strips
-                /// alternated their direction).
-                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-                    blur_hslide_body::<
-                        $c,
-                        $r,
-                        { crate::image::index::hslide_prefetch($c, $r) },
-                        false,
-                        { crate::image::index::hslide_prologue_rows($c, $r) },
-                    >(input, output, p)
-                }
-            }
-        };
-    }
-    experiment_down!(blur_hslide_gray_r1_down, 1, 1);
-    experiment_down!(blur_hslide_gray_r2_down, 1, 2);
-    experiment_down!(blur_hslide_gray_r3_down, 1, 3);
-
-    macro_rules! experiment_serial {
-        ($name:ident, $c:literal, $r:literal) => {
-            kernel! {
-                /// A horizontal-first sliding-blur experiment: the ring's
-                /// first rows loaded and summed one by one (the kernel
-                /// before they were loaded together).
-                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-                    blur_hslide_body::<$c, $r, { crate::image::index::hslide_prefetch($c, $r) }, true, 0>(input, output, p)
-                }
-            }
-        };
-    }
-    experiment_serial!(blur_hslide_gray_r1_serial, 1, 1);
-    experiment_serial!(blur_hslide_gray_r2_serial, 1, 2);
-    experiment_serial!(blur_hslide_gray_r3_serial, 1, 3);
+    // 2 rows ahead.
+    experiment!(blur_hslide_gray_r1_p2: 1, 1, 2, true, hslide_prologue_rows(1, 1));
+    experiment!(blur_hslide_gray_r2_p2: 1, 2, 2, true, hslide_prologue_rows(1, 2));
+    experiment!(blur_hslide_gray_r3_p2: 1, 3, 2, true, hslide_prologue_rows(1, 3));
+    experiment!(blur_hslide_rgb_r1_p2: 3, 1, 2, true, hslide_prologue_rows(3, 1));
+    experiment!(blur_hslide_rgb_r3_p2: 3, 3, 2, true, hslide_prologue_rows(3, 3));
+    // Every strip walks down (the kernel before neighbouring strips
+    // alternated their direction).
+    experiment!(blur_hslide_gray_r1_down: 1, 1, hslide_prefetch(1, 1), false, hslide_prologue_rows(1, 1));
+    experiment!(blur_hslide_gray_r2_down: 1, 2, hslide_prefetch(1, 2), false, hslide_prologue_rows(1, 2));
+    experiment!(blur_hslide_gray_r3_down: 1, 3, hslide_prefetch(1, 3), false, hslide_prologue_rows(1, 3));
+    // The ring's first rows loaded and summed one by one (the kernel
+    // before they were loaded together).
+    experiment!(blur_hslide_gray_r1_serial: 1, 1, hslide_prefetch(1, 1), true, 0);
+    experiment!(blur_hslide_gray_r2_serial: 1, 2, hslide_prefetch(1, 2), true, 0);
+    experiment!(blur_hslide_gray_r3_serial: 1, 3, hslide_prefetch(1, 3), true, 0);
 }
 
 /// The image kernels with launch bounds (read by the PTX linker, see
