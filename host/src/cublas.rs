@@ -67,7 +67,7 @@ impl Cublas {
     /// α and β; its variant is ignored), validated as [`Gemm::run`] does.
     pub fn sgemm(&self, ctx: &Context, g: &Gemm, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
         let p = g.params()?;
-        let [la, lb, lc] = p.required_lens();
+        let [la, lb, lc] = g.required_lens()?;
         check::len_at_least("a", a, la)?;
         check::len_at_least("b", b, lb)?;
         check::len_at_least("c", c, lc)?;
@@ -77,14 +77,18 @@ impl Cublas {
         };
         let (m, n, k) = (int("m", p.m)?, int("n", p.n)?, int("k", p.k)?);
         let (lda, ldb, ldc) = (int("lda", p.lda)?, int("ldb", p.ldb)?, int("ldc", p.ldc)?);
-        let op = sys::cublasOperation_t::CUBLAS_OP_N;
+        // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: B
+        // first; a row-major operand read column-major is already its
+        // transpose, so a transposed one needs OP_T.
+        let op = |t: bool| if t { sys::cublasOperation_t::CUBLAS_OP_T } else { sys::cublasOperation_t::CUBLAS_OP_N };
+        let (ta, tb) = g.transposes();
         // SAFETY: the buffers hold the elements their layouts reach
         // (checked above) and live on the handle's stream's context.
         unsafe {
             result::sgemm(
                 *self.blas.handle(),
-                op,
-                op,
+                op(tb),
+                op(ta),
                 n,
                 m,
                 k,

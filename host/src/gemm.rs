@@ -323,13 +323,15 @@ pub struct Gemm {
     ldc: Option<usize>,
     alpha: f32,
     beta: f32,
+    transpose_a: bool,
+    transpose_b: bool,
     variant: GemmVariant,
 }
 
 impl Gemm {
     /// `C (m × n) = A (m × k) · B (k × n)`, α = 1, β = 0, packed rows.
     pub fn new(m: usize, n: usize, k: usize) -> Self {
-        Gemm { m, n, k, lda: None, ldb: None, ldc: None, alpha: 1.0, beta: 0.0, variant: GemmVariant::Auto }
+        Gemm { m, n, k, lda: None, ldb: None, ldc: None, alpha: 1.0, beta: 0.0, transpose_a: false, transpose_b: false, variant: GemmVariant::Auto }
     }
     /// Scale of the product.
     pub fn alpha(mut self, alpha: f32) -> Self {
@@ -341,12 +343,27 @@ impl Gemm {
         self.beta = beta;
         self
     }
-    /// Leading dimension of A (default k).
+    /// `op(A) = Aᵀ`: `A` is stored as a row-major `k × m` matrix (leading
+    /// dimension ≥ m, default m) and `C = α·Aᵀ·op(B) + β·C`. Transposed
+    /// operands run on rung 5 ([`GemmVariant::Blocktile2d`], scalar loads
+    /// through the transposed layout); `Auto` picks it, and a float4 rung
+    /// chosen explicitly is an error.
+    pub fn transpose_a(mut self, yes: bool) -> Self {
+        self.transpose_a = yes;
+        self
+    }
+    /// `op(B) = Bᵀ`: `B` is stored as a row-major `n × k` matrix (leading
+    /// dimension ≥ k, default k). See [`Gemm::transpose_a`].
+    pub fn transpose_b(mut self, yes: bool) -> Self {
+        self.transpose_b = yes;
+        self
+    }
+    /// Leading dimension of A (default k, or m with [`Gemm::transpose_a`]).
     pub fn lda(mut self, lda: usize) -> Self {
         self.lda = Some(lda);
         self
     }
-    /// Leading dimension of B (default n).
+    /// Leading dimension of B (default n, or k with [`Gemm::transpose_b`]).
     pub fn ldb(mut self, ldb: usize) -> Self {
         self.ldb = Some(ldb);
         self
@@ -378,16 +395,24 @@ impl Gemm {
             m,
             n,
             k,
-            lda: ld("lda", self.lda, k)?,
-            ldb: ld("ldb", self.ldb, n)?,
+            lda: ld("lda", self.lda, if self.transpose_a { m } else { k })?,
+            ldb: ld("ldb", self.ldb, if self.transpose_b { k } else { n })?,
             ldc: ld("ldc", self.ldc, n)?,
             alpha: self.alpha,
             beta: self.beta,
         };
         // Offsets are computed in usize on the device too; make sure the
         // largest one fits comfortably.
-        check::product("m * lda", &[self.m, p.lda as usize])?;
-        check::product("k * ldb", &[self.k, p.ldb as usize])?;
+        if self.transpose_a {
+            check::product("k * lda", &[self.k, p.lda as usize])?;
+        } else {
+            check::product("m * lda", &[self.m, p.lda as usize])?;
+        }
+        if self.transpose_b {
+            check::product("n * ldb", &[self.n, p.ldb as usize])?;
+        } else {
+            check::product("k * ldb", &[self.k, p.ldb as usize])?;
+        }
         check::product("m * ldc", &[self.m, p.ldc as usize])?;
         Ok(p)
     }
@@ -396,10 +421,23 @@ impl Gemm {
     /// table's pick.
     pub fn resolved_variant(&self) -> Result<GemmVariant> {
         let p = self.params()?;
+        let transposed = self.transpose_a || self.transpose_b;
         Ok(match self.variant {
+            GemmVariant::Auto if transposed => GemmVariant::Blocktile2d,
             GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, float4_ok(&p)),
             v => v,
         })
+    }
+
+    /// Whether `op(A)` and `op(B)` are transposed ([`Gemm::transpose_a`],
+    /// [`Gemm::transpose_b`]).
+    pub fn transposes(&self) -> (bool, bool) {
+        (self.transpose_a, self.transpose_b)
+    }
+
+    /// Elements `a`, `b` and `c` must hold (their stored layouts' extent).
+    pub fn required_lens(&self) -> Result<[usize; 3]> {
+        Ok(self.params()?.required_lens_op(self.transpose_a, self.transpose_b))
     }
 
     /// Runs on `ctx`. `a`, `b`, `c` must hold at least the elements their
@@ -407,16 +445,32 @@ impl Gemm {
     ///
     /// Errors: [`Error::BadArgument`] naming `m`/`n`/`k` (zero or too big),
     /// `lda`/`ldb`/`ldc` (shorter than a row, or not a multiple of 4 for a
-    /// float4 rung chosen explicitly), or a buffer of another backend;
-    /// [`Error::LengthMismatch`] naming a buffer that is too short.
+    /// float4 rung chosen explicitly), `variant` (a rung other than
+    /// Blocktile2d with transposed operands), or a buffer of another
+    /// backend; [`Error::LengthMismatch`] naming a buffer that is too short.
     pub fn run(&self, ctx: &Context, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
         let p = self.params()?;
-        let [la, lb, lc] = p.required_lens();
+        let [la, lb, lc] = self.required_lens()?;
         check::len_at_least("a", a, la)?;
         check::len_at_least("b", b, lb)?;
         check::len_at_least("c", c, lc)?;
         check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
         let v = self.resolved_variant()?;
+        let (ta, tb) = self.transposes();
+        if (ta || tb) && v != GemmVariant::Blocktile2d {
+            return Err(Error::BadArgument {
+                arg: "variant",
+                detail: format!("`{}` reads row-major operands; transposed operands run on Blocktile2d (or Auto)", v.name()),
+            });
+        }
+        if (ta, tb) != (false, false) {
+            let cfg = k::sgemm::blocktile_2d_config(&p);
+            return match (ta, tb) {
+                (true, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
+                (false, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
+                _ => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
+            };
+        }
         if v.needs_float4() {
             for (arg, ld) in [("lda", p.lda), ("ldb", p.ldb), ("ldc", p.ldc)] {
                 if ld % 4 != 0 {

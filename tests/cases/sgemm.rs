@@ -1,6 +1,7 @@
 //! The SGEMM ladder: every rung and configuration against the f64
 //! reference, edge shapes, β = 0 with a NaN-poisoned C, alignment
-//! fallback, bad arguments, and cuBLAS (the benchmark ceiling).
+//! fallback, transposed operands, bad arguments, and cuBLAS (the benchmark
+//! ceiling).
 
 use ferrotile::cublas::{cublas_sgemm, Cublas};
 use ferrotile::gemm::{Gemm, GemmVariant};
@@ -57,6 +58,49 @@ fn check(ctx: &Context, s: GemmShape, beta: f32, v: Option<GemmVariant>) -> Resu
     close("C", &pick(&got), &pick64, 1e-5)
 }
 
+/// `C = α·op(A)·op(B) + β·C` with `A` stored transposed (`ta`: `k × m`,
+/// leading dimension `m + 3`) or not, and `B` likewise (`tb`: `n × k`):
+/// the stored matrices hold the transposes of random `op(A)`, `op(B)`, and
+/// the f64 reference multiplies those. `v`: a rung, or `None` for cuBLAS.
+fn check_transposed(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool), v: Option<GemmVariant>) -> Result<(), String> {
+    let mut r = Rng::new(seed("transposed") ^ (m * 1_000_003 + n * 1009 + k) as u64 ^ ((ta as u64) << 40) ^ ((tb as u64) << 41));
+    let (opa, opb) = (r.f32s(m * k), r.f32s(k * n));
+    // Stored operands: op(X) itself (row-major, ld = cols + 3) or its transpose.
+    let store = |x: &[f32], rows: usize, cols: usize, t: bool| -> (Vec<f32>, usize) {
+        let (sr, sc) = if t { (cols, rows) } else { (rows, cols) };
+        let ld = sc + 3;
+        let mut out = vec![-9.0f32; (sr - 1) * ld + sc];
+        for i in 0..rows {
+            for j in 0..cols {
+                let (si, sj) = if t { (j, i) } else { (i, j) };
+                out[si * ld + sj] = x[i * cols + j];
+            }
+        }
+        (out, ld)
+    };
+    let (a, lda) = store(&opa, m, k, ta);
+    let (b, ldb) = store(&opb, k, n, tb);
+    let ldc = n + 1;
+    let c0 = r.f32s((m - 1) * ldc + n);
+    let (alpha, beta) = (1.25f32, -0.5f32);
+    let (da, db) = (up(ctx, &a)?, up(ctx, &b)?);
+    let mut dc = up(ctx, &c0)?;
+    let g = Gemm::new(m, n, k).transpose_a(ta).transpose_b(tb).lda(lda).ldb(ldb).ldc(ldc).alpha(alpha).beta(beta);
+    match v {
+        Some(v) => g.variant(v).run(ctx, &da, &db, &mut dc),
+        None => cublas_sgemm(ctx, &g, &da, &db, &mut dc),
+    }
+    .map_err(|e| e.to_string())?;
+    let got = down(&dc)?;
+    let want = reference::sgemm_f64(GemmShape { m, n, k, lda: k, ldb: n, ldc }, alpha, &opa, &opb, beta, &c0);
+    let pick = |x: &[f32]| -> Vec<f32> { (0..m).flat_map(|i| x[i * ldc..i * ldc + n].to_vec()).collect() };
+    let pick64: Vec<f64> = (0..m).flat_map(|i| want[i * ldc..i * ldc + n].to_vec()).collect();
+    close("C", &pick(&got), &pick64, 1e-5)
+}
+
+/// The three transposed combinations and their tags.
+const TRANSPOSES: [((bool, bool), &str); 3] = [((true, false), "ta"), ((false, true), "tb"), ((true, true), "tatb")];
+
 /// Emulator shapes: every size of the issue below 1000, non-square
 /// combinations, 1 × N and N × 1, `k` not a multiple of any `BK`. Each is a
 /// few blocks at most.
@@ -99,6 +143,26 @@ pub fn cases() -> Vec<Case> {
     v.push(Case::gpu_only("sgemm::auto_packed::4096x1024x8192", |ctx| {
         check(ctx, GemmShape { m: 4096, n: 1024, k: 8192, lda: 8192, ldb: 1024, ldc: 1024 }, 0.0, Some(GemmVariant::Auto))
     }));
+    for (t, tag) in TRANSPOSES {
+        for &(m, n, k) in SHAPES {
+            v.push(Case::new(format!("sgemm::transposed_{tag}::{m}x{n}x{k}"), move |ctx| {
+                check_transposed(ctx, (m, n, k), t, Some(GemmVariant::Auto))
+            }));
+        }
+        v.push(Case::new(format!("sgemm::transposed_{tag}::blocktile_2d_33x31x31"), move |ctx| {
+            check_transposed(ctx, (33, 31, 31), t, Some(GemmVariant::Blocktile2d))
+        }));
+        for (m, n, k) in [(1000, 129, 1000), (1024, 1024, 1024)] {
+            v.push(Case::gpu_only(format!("sgemm::transposed_{tag}::{m}x{n}x{k}"), move |ctx| {
+                check_transposed(ctx, (m, n, k), t, Some(GemmVariant::Auto))
+            }));
+        }
+        v.push(Case::gpu_only(format!("sgemm::cublas::transposed_{tag}"), move |ctx| match Cublas::new(ctx) {
+            Err(Error::LibraryMissing { .. }) => Ok(()),
+            Err(e) => Err(e.to_string()),
+            Ok(_) => check_transposed(ctx, (127, 129, 33), t, None),
+        }));
+    }
     v.push(Case::new("sgemm::buffers_reused_across_calls", reuse));
     v.push(Case::new("sgemm::rejects_bad_arguments", bad_arguments));
     v.push(Case::new("sgemm::cublas::absent_or_checked", |ctx| match ctx.backend() {
@@ -173,5 +237,23 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
         &|e| matches!(e, Error::BadArgument { arg: "ldc", .. }),
     )?;
     expect("too big", Gemm::new(1 << 33, 1, 1).run(ctx, &a, &a, &mut c), &|e| matches!(e, Error::BadArgument { arg: "m", .. }))?;
+    expect(
+        "transposed A on a float4 rung",
+        Gemm::new(4, 4, 4).transpose_a(true).variant(GemmVariant::Vectorized).run(ctx, &a, &a, &mut c),
+        &|e| matches!(e, Error::BadArgument { arg: "variant", .. }),
+    )?;
+    expect(
+        "transposed B, ldb < k",
+        Gemm::new(4, 8, 6).transpose_b(true).ldb(5).run(ctx, &a, &a, &mut c),
+        &|e| matches!(e, Error::BadArgument { arg: "ldb", .. }),
+    )?;
+    expect(
+        "transposed A, lda < m",
+        Gemm::new(6, 4, 4).transpose_a(true).lda(5).run(ctx, &a, &a, &mut c),
+        &|e| matches!(e, Error::BadArgument { arg: "lda", .. }),
+    )?;
+    expect("transposed A, short a", Gemm::new(4, 4, 40).transpose_a(true).run(ctx, &a, &a, &mut c), &|e| {
+        matches!(e, Error::LengthMismatch { arg: "a", .. })
+    })?;
     exact_f32("untouched c", &down(&c)?, &[7.0; 64])
 }

@@ -32,35 +32,45 @@ pub const fn blocktile_2d_config(p: &GemmParams) -> LaunchConfig {
     tiled_config(p, BT2_BM, BT2_BN, BT2_THREADS as u32).with_shared(((ta.cosize() + tb.cosize()) * 4) as u32)
 }
 
-kernel! {
-    /// 2D blocktiling: each thread computes an 8 × 8 block of `C`, so per
-    /// `k` step it loads 8 `A` and 8 `B` values into registers and does 64
-    /// FMAs (outer product): 16 shared loads per 64 FMAs instead of 72.
-    /// Loads stay scalar, so this rung also serves any alignment (the
-    /// fallback when a leading dimension is not a multiple of 4). Interior
-    /// blocks skip every bounds check. Expected: ~2× rung 4, about half of
-    /// cuBLAS.
-    pub fn sgemm_blocktile_2d(p: GemmParams, a: Global<f32>, b: Global<f32>, c: Global<f32>) {
-        let t = thread_idx_x() as usize;
-        let (m0, n0) = block_origin(block_idx_x(), block_idx_y(), BT2_BM, BT2_BN);
-        let (la, lb, lc) = (p.a(), p.b(), p.c());
-        let (ta, tb) = bt2_tiles();
-        let sa = dynamic_shared::<f32>();
-        let sb = sa.offset(ta.cosize());
-        let (tr, tc) = thread_tile(t, BT2_BN, BT2_TN);
-        let (rows, cols) = (rows_of(BT2_BM, BT2_TM), rows_of(BT2_BN, BT2_TN));
-        let interior = tile_is_interior(&p, m0, n0, BT2_BM, BT2_BN);
-        let mut acc = [[0.0f32; BT2_TN]; BT2_TM];
-        let mut k0 = 0;
+/// Rung 5's body for `op(A) = A` or `Aᵀ` (`TA`) and `op(B) = B` or `Bᵀ`
+/// (`TB`): the operands are read through [`GemmParams::a_op`] and
+/// [`GemmParams::b_op`]; a transposed operand's tile is loaded with the
+/// threads walking its stored rows, so the loads stay coalesced.
+#[inline(always)]
+unsafe fn blocktile_2d_body<const TA: bool, const TB: bool>(p: GemmParams, a: Global<f32>, b: Global<f32>, c: Global<f32>) {
+    let t = thread_idx_x() as usize;
+    let (m0, n0) = block_origin(block_idx_x(), block_idx_y(), BT2_BM, BT2_BN);
+    let (la, lb, lc) = (p.a_op(TA), p.b_op(TB), p.c());
+    let (ta, tb) = bt2_tiles();
+    let sa = dynamic_shared::<f32>();
+    let sb = sa.offset(ta.cosize());
+    let (tr, tc) = thread_tile(t, BT2_BN, BT2_TN);
+    let (rows, cols) = (rows_of(BT2_BM, BT2_TM), rows_of(BT2_BN, BT2_TN));
+    let interior = tile_is_interior(&p, m0, n0, BT2_BM, BT2_BN);
+    let mut acc = [[0.0f32; BT2_TN]; BT2_TM];
+    let mut k0 = 0;
+    unsafe {
         while k0 < p.k as usize {
             let full = interior && k0 + BT2_BK <= p.k as usize;
             for q in 0..tile_load_passes(BT2_BM, BT2_BK, BT2_THREADS, 1) {
-                let (r, cc) = tile_load(t, q, BT2_THREADS, BT2_BK, 1);
+                // Consecutive threads: along k (A) or along m (Aᵀ's rows).
+                let (r, cc) = if TA {
+                    let (kk, mm) = tile_load(t, q, BT2_THREADS, BT2_BM, 1);
+                    (mm, kk)
+                } else {
+                    tile_load(t, q, BT2_THREADS, BT2_BK, 1)
+                };
                 let ok = full || la.in_bounds(m0 + r, k0 + cc);
                 sa.store(ta.offset(r, cc), if ok { a.read(la.offset(m0 + r, k0 + cc)) } else { 0.0 });
             }
             for q in 0..tile_load_passes(BT2_BK, BT2_BN, BT2_THREADS, 1) {
-                let (r, cc) = tile_load(t, q, BT2_THREADS, BT2_BN, 1);
+                // Consecutive threads: along n (B) or along k (Bᵀ's rows).
+                let (r, cc) = if TB {
+                    let (nn, kk) = tile_load(t, q, BT2_THREADS, BT2_BK, 1);
+                    (kk, nn)
+                } else {
+                    tile_load(t, q, BT2_THREADS, BT2_BN, 1)
+                };
                 let ok = full || lb.in_bounds(k0 + r, n0 + cc);
                 sb.store(tb.offset(r, cc), if ok { b.read(lb.offset(k0 + r, n0 + cc)) } else { 0.0 });
             }
@@ -91,5 +101,40 @@ kernel! {
                 }
             }
         }
+    }
+}
+
+kernel! {
+    /// 2D blocktiling: each thread computes an 8 × 8 block of `C`, so per
+    /// `k` step it loads 8 `A` and 8 `B` values into registers and does 64
+    /// FMAs (outer product): 16 shared loads per 64 FMAs instead of 72.
+    /// Loads stay scalar, so this rung also serves any alignment (the
+    /// fallback when a leading dimension is not a multiple of 4) and, with
+    /// the `_ta` / `_tb` / `_tatb` kernels, transposed operands. Interior
+    /// blocks skip every bounds check. Expected: ~2× rung 4, about half of
+    /// cuBLAS.
+    pub fn sgemm_blocktile_2d(p: GemmParams, a: Global<f32>, b: Global<f32>, c: Global<f32>) {
+        blocktile_2d_body::<false, false>(p, a, b, c)
+    }
+}
+
+kernel! {
+    /// [`sgemm_blocktile_2d`] for `C = α·Aᵀ·B + β·C` (`A` stored `(k, m)`).
+    pub fn sgemm_blocktile_2d_ta(p: GemmParams, a: Global<f32>, b: Global<f32>, c: Global<f32>) {
+        blocktile_2d_body::<true, false>(p, a, b, c)
+    }
+}
+
+kernel! {
+    /// [`sgemm_blocktile_2d`] for `C = α·A·Bᵀ + β·C` (`B` stored `(n, k)`).
+    pub fn sgemm_blocktile_2d_tb(p: GemmParams, a: Global<f32>, b: Global<f32>, c: Global<f32>) {
+        blocktile_2d_body::<false, true>(p, a, b, c)
+    }
+}
+
+kernel! {
+    /// [`sgemm_blocktile_2d`] for `C = α·Aᵀ·Bᵀ + β·C`.
+    pub fn sgemm_blocktile_2d_tatb(p: GemmParams, a: Global<f32>, b: Global<f32>, c: Global<f32>) {
+        blocktile_2d_body::<true, true>(p, a, b, c)
     }
 }

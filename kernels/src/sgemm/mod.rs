@@ -107,4 +107,22 @@ impl GemmParams {
     pub const fn required_lens(&self) -> [usize; 3] {
         [self.a().cosize(), self.b().cosize(), self.c().cosize()]
     }
+    /// Layout of `op(A)`, the `(m, k)` operand, when `transposed`: `A` is
+    /// stored as a row-major `(k, m)` matrix with leading dimension `lda`
+    /// (≥ m) and read as its transpose. [`GemmParams::a`] otherwise.
+    #[inline(always)]
+    pub const fn a_op(&self, transposed: bool) -> Layout2 {
+        if transposed { Layout2::row_major_ld(self.k as usize, self.m as usize, self.lda as usize).transposed() } else { self.a() }
+    }
+    /// Layout of `op(B)`, the `(k, n)` operand, when `transposed`: `B` is
+    /// stored as a row-major `(n, k)` matrix with leading dimension `ldb`
+    /// (≥ k). [`GemmParams::b`] otherwise.
+    #[inline(always)]
+    pub const fn b_op(&self, transposed: bool) -> Layout2 {
+        if transposed { Layout2::row_major_ld(self.n as usize, self.k as usize, self.ldb as usize).transposed() } else { self.b() }
+    }
+    /// [`GemmParams::required_lens`] for operands stored transposed or not.
+    pub const fn required_lens_op(&self, ta: bool, tb: bool) -> [usize; 3] {
+        [self.a_op(ta).cosize(), self.b_op(tb).cosize(), self.c().cosize()]
+    }
 }
