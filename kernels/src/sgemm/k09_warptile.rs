@@ -159,8 +159,8 @@ tiled_kernel! {
     /// each its own 32 rows of `A`. ncu at 4096³: 0.85 issued instructions
     /// per cycle and scheduler (0.82 for the 64 × 64 warps, 0.91 for
     /// cuBLAS, with the same instructions per FMA). Measured (H100, % of
-    /// cuBLAS in the same run): 96.9–98.4 at 4096³, 98.8–99.2 at 8192³ over
-    /// seven runs. With 4 warps of 128 × 32 (16 × 8 per thread) it measured
+    /// cuBLAS in the same run): 96.9–98.4 at 4096³, 98.8–99.3 at 8192³ over
+    /// eight runs; on an H200 98.2–98.8 and 99.4–99.7 over three. With 4 warps of 128 × 32 (16 × 8 per thread) it measured
     /// 92.4–93.5 / 94.9–95.0; with a serpentine FMA order 95.5–95.9 /
     /// 95.9–96.3.
     sgemm_warptile_128x128x8_w32x128_lb2 = WT_128X128X8_W32X128
