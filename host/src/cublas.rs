@@ -17,7 +17,7 @@ use cudarc::cublas::{result, sys, CudaBlas};
 
 use crate::backend::Inner;
 use crate::gemm::Gemm;
-use crate::{check, Buffer, Context, Error, Result};
+use crate::{Buffer, Context, Error, Result};
 
 /// The `library` of the [`Error::LibraryMissing`] returned when `libcublas`
 /// cannot be loaded.
@@ -66,12 +66,7 @@ impl Cublas {
     /// `C = α·A·B + β·C` (row-major, with `g`'s shape, leading dimensions,
     /// α and β; its variant is ignored), validated as [`Gemm::run`] does.
     pub fn sgemm(&self, ctx: &Context, g: &Gemm, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
-        let p = g.params()?;
-        let [la, lb, lc] = g.required_lens()?;
-        check::len_at_least("a", a, la)?;
-        check::len_at_least("b", b, lb)?;
-        check::len_at_least("c", c, lc)?;
-        check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
+        let p = g.checked(ctx, a, b, c)?;
         let int = |arg: &'static str, v: u32| -> Result<i32> {
             i32::try_from(v).map_err(|_| Error::BadArgument { arg, detail: format!("{v} does not fit cuBLAS's int") })
         };

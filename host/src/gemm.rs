@@ -420,13 +420,17 @@ impl Gemm {
     /// The rung that runs: the chosen one, or for [`GemmVariant::Auto`] the
     /// table's pick.
     pub fn resolved_variant(&self) -> Result<GemmVariant> {
-        let p = self.params()?;
+        Ok(self.variant_for(&self.params()?))
+    }
+
+    /// [`Gemm::resolved_variant`] for this builder's validated `p`.
+    fn variant_for(&self, p: &GemmParams) -> GemmVariant {
         let transposed = self.transpose_a || self.transpose_b;
-        Ok(match self.variant {
+        match self.variant {
             GemmVariant::Auto if transposed => GemmVariant::Blocktile2d,
-            GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, float4_ok(&p)),
+            GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, float4_ok(p)),
             v => v,
-        })
+        }
     }
 
     /// Whether `op(A)` and `op(B)` are transposed ([`Gemm::transpose_a`],
@@ -440,6 +444,19 @@ impl Gemm {
         Ok(self.params()?.required_lens_op(self.transpose_a, self.transpose_b))
     }
 
+    /// The validated parameters, once `a`, `b`, `c` are checked to hold
+    /// [`Gemm::required_lens`] elements and to live on `ctx`'s backend (what
+    /// [`Gemm::run`] and the cuBLAS ceiling both check before launching).
+    pub(crate) fn checked(&self, ctx: &Context, a: &Buffer<f32>, b: &Buffer<f32>, c: &Buffer<f32>) -> Result<GemmParams> {
+        let p = self.params()?;
+        let [la, lb, lc] = p.required_lens_op(self.transpose_a, self.transpose_b);
+        check::len_at_least("a", a, la)?;
+        check::len_at_least("b", b, lb)?;
+        check::len_at_least("c", c, lc)?;
+        check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
+        Ok(p)
+    }
+
     /// Runs on `ctx`. `a`, `b`, `c` must hold at least the elements their
     /// layouts reach (`(rows - 1) * ld + cols`).
     ///
@@ -449,27 +466,14 @@ impl Gemm {
     /// Blocktile2d with transposed operands), or a buffer of another
     /// backend; [`Error::LengthMismatch`] naming a buffer that is too short.
     pub fn run(&self, ctx: &Context, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
-        let p = self.params()?;
-        let [la, lb, lc] = self.required_lens()?;
-        check::len_at_least("a", a, la)?;
-        check::len_at_least("b", b, lb)?;
-        check::len_at_least("c", c, lc)?;
-        check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
-        let v = self.resolved_variant()?;
-        let (ta, tb) = self.transposes();
-        if (ta || tb) && v != GemmVariant::Blocktile2d {
+        let p = self.checked(ctx, a, b, c)?;
+        let v = self.variant_for(&p);
+        let transposes = self.transposes();
+        if transposes != (false, false) && v != GemmVariant::Blocktile2d {
             return Err(Error::BadArgument {
                 arg: "variant",
                 detail: format!("`{}` reads row-major operands; transposed operands run on Blocktile2d (or Auto)", v.name()),
             });
-        }
-        if (ta, tb) != (false, false) {
-            let cfg = k::sgemm::blocktile_2d_config(&p);
-            return match (ta, tb) {
-                (true, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
-                (false, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
-                _ => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
-            };
         }
         if v.needs_float4() {
             for (arg, ld) in [("lda", p.lda), ("ldb", p.ldb), ("ldc", p.ldc)] {
@@ -481,7 +485,7 @@ impl Gemm {
                 }
             }
         }
-        launch_variant(ctx, v, &p, a, b, c)
+        launch_variant(ctx, v, transposes, &p, a, b, c)
     }
 }
 
@@ -491,7 +495,17 @@ fn float4_ok(p: &GemmParams) -> bool {
     p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0
 }
 
-fn launch_variant(ctx: &Context, v: GemmVariant, p: &GemmParams, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+/// Launches rung `v`; `(ta, tb)`: whether `A`, `B` are stored transposed
+/// (only rung 5 has kernels for that; [`Gemm::run`] checked it).
+fn launch_variant(
+    ctx: &Context,
+    v: GemmVariant,
+    (ta, tb): (bool, bool),
+    p: &GemmParams,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+) -> Result<()> {
     use k::sgemm as s;
     let p = *p;
     let t = |t: Tiling| -> LaunchConfig { t.config(&p) };
@@ -501,7 +515,15 @@ fn launch_variant(ctx: &Context, v: GemmVariant, p: &GemmParams, a: &Buffer<f32>
         GemmVariant::Coalesced => launch!(ctx, k::sgemm::sgemm_coalesced, s::coalesced_config(&p), p, a, b, c),
         GemmVariant::Shared => launch!(ctx, k::sgemm::sgemm_shared, s::shared_config(&p), p, a, b, c),
         GemmVariant::Blocktile1d => launch!(ctx, k::sgemm::sgemm_blocktile_1d, s::blocktile_1d_config(&p), p, a, b, c),
-        GemmVariant::Blocktile2d => launch!(ctx, k::sgemm::sgemm_blocktile_2d, s::blocktile_2d_config(&p), p, a, b, c),
+        GemmVariant::Blocktile2d => {
+            let cfg = s::blocktile_2d_config(&p);
+            match (ta, tb) {
+                (false, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d, cfg, p, a, b, c),
+                (true, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
+                (false, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
+                (true, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
+            }
+        }
         GemmVariant::Vectorized => launch!(ctx, k::sgemm::sgemm_vectorized, t(s::VECTORIZED), p, a, b, c),
         GemmVariant::Padded => launch!(ctx, k::sgemm::sgemm_padded, t(s::PADDED_TILES), p, a, b, c),
         GemmVariant::Swizzled => launch!(ctx, k::sgemm::sgemm_swizzled, t(s::SWIZZLED_TILES), p, a, b, c),
