@@ -19,7 +19,7 @@ use super::index::{
     slide_strip_walk, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
     SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
 };
-use super::slide::{clip_code, clipped_magic, even, odd, prmt, Row};
+use super::slide::{clip_code, clipped_magic, even, odd, prmt, strip_steps, Row};
 use crate::arch::{block_idx_x, dynamic_shared, thread_idx_x, Global};
 use crate::kernel;
 
@@ -316,31 +316,7 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
                 i += 1;
             }};
         }
-        const { assert!(SLIDE_MAX_PREFETCH == 4) };
-        while i < n {
-            step!(0);
-            if D == 1 {
-                continue;
-            }
-            if i >= n {
-                break;
-            }
-            step!(1);
-            if D == 2 {
-                continue;
-            }
-            if i >= n {
-                break;
-            }
-            step!(2);
-            if D == 3 {
-                continue;
-            }
-            if i >= n {
-                break;
-            }
-            step!(3);
-        }
+        strip_steps!(D, i < n, step);
     }
 }
 

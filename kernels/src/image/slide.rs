@@ -20,6 +20,42 @@ use super::index::{
 use crate::arch::{block_idx_x, dynamic_shared, thread_idx_x, Global};
 use crate::kernel;
 
+/// The strip loop of the sliding blurs: `$step!(0)`, `$step!(1)`, …
+/// `$step!(D - 1)` per iteration (literal indices, so each step's prefetch
+/// registers are fixed; `D` is 1 to [`SLIDE_MAX_PREFETCH`]), until `$more`
+/// is false after a step.
+macro_rules! strip_steps {
+    ($d:expr, $more:expr, $step:ident) => {{
+        const { assert!($crate::image::index::SLIDE_MAX_PREFETCH == 4) };
+        while $more {
+            $step!(0);
+            if $d == 1 {
+                continue;
+            }
+            if !$more {
+                break;
+            }
+            $step!(1);
+            if $d == 2 {
+                continue;
+            }
+            if !$more {
+                break;
+            }
+            $step!(2);
+            if $d == 3 {
+                continue;
+            }
+            if !$more {
+                break;
+            }
+            $step!(3);
+        }
+    }};
+}
+pub(super) use strip_steps;
+
+
 /// Bytes 0 and 2 of a word as two u16 lanes.
 #[inline(always)]
 pub(super) fn even(w: u32) -> u32 {
@@ -331,31 +367,7 @@ unsafe fn blur_slide_strip<const C: u32, const R: u32, const D: u32, const EDGE:
                 y += 1;
             }};
         }
-        const { assert!(SLIDE_MAX_PREFETCH == 4) };
-        while y < y1 {
-            step!(0);
-            if D == 1 {
-                continue;
-            }
-            if y >= y1 {
-                break;
-            }
-            step!(1);
-            if D == 2 {
-                continue;
-            }
-            if y >= y1 {
-                break;
-            }
-            step!(2);
-            if D == 3 {
-                continue;
-            }
-            if y >= y1 {
-                break;
-            }
-            step!(3);
-        }
+        strip_steps!(D, y < y1, step);
     }
 }
 
