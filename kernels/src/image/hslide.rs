@@ -11,7 +11,7 @@
 //! the rounded mean: the low lane is one mask and one multiply, the high
 //! lane one multiply-high ([`div_round_hi_lane`]) with no shift.
 
-use core::simd::{u32x2, u32x4};
+use core::simd::u32x4;
 
 use super::index::{
     byte_rows, hslide_alternates, hslide_prologue_rows, HSLIDE_MAX_PROLOGUE, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
@@ -19,7 +19,7 @@ use super::index::{
     slide_strip_walk, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
     SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
 };
-use super::slide::{clip_code, clipped_magic, even, odd, prmt, strip_steps, Row};
+use super::slide::{chunk_row, clip_code, clipped_magic, even, odd, prmt, strip_steps, Row};
 use crate::arch::{block_idx_x, dynamic_shared, thread_idx_x, Global};
 use crate::kernel;
 
@@ -205,32 +205,14 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         let row_at = |i: u32| slide_strip_row(walk, i);
         let n = y1 - y0;
 
-        // Row `row_at(i)`'s words: 16-byte load of the chunk, the halo as
-        // one u32, u32x2 or (3 words of a) u32x4 on each side; zeros for
-        // rows outside the image or further than R from the strip (the
-        // rows loaded ahead past its end).
+        // Row `row_at(i)`'s words (chunk_row); zeros for rows outside the
+        // image or further than R from the strip (the rows loaded ahead
+        // past its end).
         let load = |i: u32| -> Row {
             let row = row_at(i);
             let mut v = [0u32; SLIDE_MAX_WORDS];
             if slide_strip_reads(row, i, n, R, p.height) {
-                let at = img.offset(row as usize, x as usize);
-                let own = input.read_vec::<u32x4>(at).to_array();
-                v[hw..hw + 4].copy_from_slice(&own);
-                if has_left {
-                    match hw {
-                        1 => v[0] = input.read_vec::<u32>(at - 4),
-                        2 => v[..2].copy_from_slice(&input.read_vec::<u32x2>(at - 8).to_array()),
-                        _ => v[..3].copy_from_slice(&input.read_vec::<u32x4>(at - 16).to_array()[1..]),
-                    }
-                }
-                if has_right {
-                    let r0 = hw + 4;
-                    match hw {
-                        1 => v[r0] = input.read_vec::<u32>(at + 16),
-                        2 => v[r0..r0 + 2].copy_from_slice(&input.read_vec::<u32x2>(at + 16).to_array()),
-                        _ => v[r0..r0 + 3].copy_from_slice(&input.read_vec::<u32x4>(at + 16).to_array()[..3]),
-                    }
-                }
+                chunk_row(&mut v, input, img.offset(row as usize, x as usize), hw, (has_left, has_right));
             }
             v
         };

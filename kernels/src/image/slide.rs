@@ -133,6 +133,36 @@ pub(super) fn clipped_magic<const R: u32>(code: u32) -> (u32, u32) {
 /// the image); only the first [`slide_words`] entries are used.
 pub(super) type Row = [u32; SLIDE_MAX_WORDS];
 
+/// Loads into `v` the words of one row of a thread's chunk at byte offset
+/// `at` of the image: one 16-byte load of the chunk, and its `hw` halo words as one
+/// u32, a u32x2 or (3 words of) a u32x4 on each side that has a neighbour
+/// chunk (`has_left`, `has_right`; the other side's words stay as they are).
+///
+/// # Safety
+/// The chunk and the halo words it reads lie inside `input`.
+#[inline(always)]
+pub(super) unsafe fn chunk_row(v: &mut Row, input: Global<u8>, at: usize, hw: usize, (has_left, has_right): (bool, bool)) {
+    unsafe {
+        let own = input.read_vec::<u32x4>(at).to_array();
+        v[hw..hw + 4].copy_from_slice(&own);
+        if has_left {
+            match hw {
+                1 => v[0] = input.read_vec::<u32>(at - 4),
+                2 => v[..2].copy_from_slice(&input.read_vec::<u32x2>(at - 8).to_array()),
+                _ => v[..3].copy_from_slice(&input.read_vec::<u32x4>(at - 16).to_array()[1..]),
+            }
+        }
+        if has_right {
+            let r0 = hw + 4;
+            match hw {
+                1 => v[r0] = input.read_vec::<u32>(at + 16),
+                2 => v[r0..r0 + 2].copy_from_slice(&input.read_vec::<u32x2>(at + 16).to_array()),
+                _ => v[r0..r0 + 3].copy_from_slice(&input.read_vec::<u32x4>(at + 16).to_array()[..3]),
+            }
+        }
+    }
+}
+
 /// One output row of 16 bytes from the window's column sums `ve`/`vo`
 /// (even/odd bytes of each word, u16 lanes): horizontal sums of packed
 /// words, then the rounded means, as 4 little-endian words.
@@ -262,30 +292,12 @@ unsafe fn blur_slide_strip<const C: u32, const R: u32, const D: u32, const EDGE:
         // Rows the strip reads: y0 - R .. y1 + R, clipped to the image.
         let row_end = if y1 + R < p.height { y1 + R } else { p.height };
 
-        // One row's words: 16-byte load of the chunk, the halo as one u32,
-        // u32x2 or (3 words of a) u32x4 on each side. `row` may have wrapped
-        // below zero: then it is not below `row_end` either.
+        // One row's words (chunk_row), zeros outside the image. `row` may
+        // have wrapped below zero: then it is not below `row_end` either.
         let load = |row: u32| -> Row {
             let mut v = [0u32; SLIDE_MAX_WORDS];
             if row < row_end {
-                let at = img.offset(row as usize, x as usize);
-                let own = input.read_vec::<u32x4>(at).to_array();
-                v[hw..hw + 4].copy_from_slice(&own);
-                if has_left {
-                    match hw {
-                        1 => v[0] = input.read_vec::<u32>(at - 4),
-                        2 => v[..2].copy_from_slice(&input.read_vec::<u32x2>(at - 8).to_array()),
-                        _ => v[..3].copy_from_slice(&input.read_vec::<u32x4>(at - 16).to_array()[1..]),
-                    }
-                }
-                if has_right {
-                    let r0 = hw + 4;
-                    match hw {
-                        1 => v[r0] = input.read_vec::<u32>(at + 16),
-                        2 => v[r0..r0 + 2].copy_from_slice(&input.read_vec::<u32x2>(at + 16).to_array()),
-                        _ => v[r0..r0 + 3].copy_from_slice(&input.read_vec::<u32x4>(at + 16).to_array()[..3]),
-                    }
-                }
+                chunk_row(&mut v, input, img.offset(row as usize, x as usize), hw, (has_left, has_right));
             }
             v
         };
