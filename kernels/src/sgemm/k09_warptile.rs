@@ -4,7 +4,10 @@
 use super::index::{PLAIN, SWIZZLED};
 use super::tiled::{tiled_kernel, Tiling};
 
-const fn warptile(bm: usize, bn: usize, bk: usize, wm: usize, wn: usize, tm: usize, tn: usize) -> Tiling {
+/// Rung 9's warp-tiled [`Tiling`] (swizzled transposed `A` tile, plain `B`
+/// tile, double-buffered with the interior loop); rung 10's transposing
+/// engine computes from it too.
+pub(super) const fn warptile(bm: usize, bn: usize, bk: usize, wm: usize, wn: usize, tm: usize, tn: usize) -> Tiling {
     Tiling { bm, bn, bk, tm, tn, wm, wn, a_smem: SWIZZLED, b_smem: PLAIN, stages: 2, interior_loop: true }
 }
 

@@ -55,8 +55,9 @@ use core::simd::{f32x2, f32x4};
 
 use super::index::{
     a_tile_rows, b_tile, block_origin, chunk_bytes, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config,
-    LaneTiling, SmemTile, PLAIN, SWIZZLED,
+    LaneTiling, SmemTile, PLAIN,
 };
+use super::k09_warptile::warptile;
 use super::tiled::{self, Tiling};
 use super::{write_c, GemmParams};
 use crate::arch::{
@@ -667,7 +668,7 @@ pub(super) unsafe fn body_t<
     b: Global<f32>,
     c: Global<f32>,
 ) {
-    let cfg = MultistageT { tiling: transposed(BM, BN, BK, WM, WN, TM, TN), stages: ST };
+    let cfg = MultistageT { tiling: warptile(BM, BN, BK, WM, WN, TM, TN), stages: ST };
     let t = thread_idx_x() as usize;
     let (m0, n0) = block_origin(block_idx_x(), block_idx_y(), BM, BN);
     let interior = tile_is_interior(&p, m0, n0, BM, BN);
@@ -704,12 +705,6 @@ pub(super) unsafe fn body_t<
     }
 }
 
-/// Rung 9's warp-tiled [`Tiling`] (swizzled transposed `A` tile, plain
-/// `B` tile).
-pub const fn transposed(bm: usize, bn: usize, bk: usize, wm: usize, wn: usize, tm: usize, tn: usize) -> Tiling {
-    Tiling { bm, bn, bk, tm, tn, wm, wn, a_smem: SWIZZLED, b_smem: PLAIN, stages: 2, interior_loop: true }
-}
-
 /// Defines a named kernel that runs [`body_t`] with the `MultistageT`
 /// constant `$cfg`.
 macro_rules! multistage_t_kernel {
@@ -728,7 +723,7 @@ macro_rules! multistage_t_kernel {
 }
 
 /// 128 × 256 × 8, rung 9's 64 × 64 warps (8 × 16 per thread), 3 stages.
-pub const MST_128X256X8_S3: MultistageT = MultistageT { tiling: transposed(128, 256, 8, 64, 64, 8, 16), stages: 3 };
+pub const MST_128X256X8_S3: MultistageT = MultistageT { tiling: warptile(128, 256, 8, 64, 64, 8, 16), stages: 3 };
 
 multistage_t_kernel! {
     /// Rung 9's 128 × 256 × 8 (8 × 16 per thread, one block per SM) fed
