@@ -162,6 +162,21 @@ pub const fn tile_load(t: usize, p: usize, nt: usize, cols: usize, vec: usize) -
     (idx / per_row, (idx % per_row) * vec)
 }
 
+/// [`tile_load`] of single elements for an operand that may be stored
+/// transposed: element `(r, c)` of the `(rows, cols)` tile that thread `t`
+/// of `nt` loads in pass `p`, consecutive threads walking the stored rows —
+/// along `c` when the operand is stored as is, along `r` when it is stored
+/// transposed (`transposed`), so the loads stay coalesced either way.
+#[inline(always)]
+pub const fn tile_load_stored(t: usize, p: usize, nt: usize, (rows, cols): (usize, usize), transposed: bool) -> (usize, usize) {
+    if transposed {
+        let (c, r) = tile_load(t, p, nt, rows, 1);
+        (r, c)
+    } else {
+        tile_load(t, p, nt, cols, 1)
+    }
+}
+
 /// Bytes of the 16-byte chunk starting at column `c` of a row that lie
 /// inside the matrix (`cols` columns; `row_ok`: the row is inside): 16 for
 /// a whole chunk, 4 · (cols − c) for the last, partial one, 0 outside.

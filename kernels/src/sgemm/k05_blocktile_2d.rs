@@ -1,6 +1,6 @@
 //! Rung 5: 2D blocktiling — `TM × TN` results per thread.
 
-use super::index::{block_origin, rows_of, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config};
+use super::index::{block_origin, rows_of, thread_tile, tile_is_interior, tile_load_is_exact, tile_load_passes, tile_load_stored, tiled_config};
 use super::{write_c, GemmParams};
 use crate::arch::{block_idx_x, block_idx_y, dynamic_shared, fma, sync_threads, thread_idx_x, Global};
 use crate::kernel;
@@ -53,24 +53,12 @@ unsafe fn blocktile_2d_body<const TA: bool, const TB: bool>(p: GemmParams, a: Gl
         while k0 < p.k as usize {
             let full = interior && k0 + BT2_BK <= p.k as usize;
             for q in 0..tile_load_passes(BT2_BM, BT2_BK, BT2_THREADS, 1) {
-                // Consecutive threads: along k (A) or along m (Aᵀ's rows).
-                let (r, cc) = if TA {
-                    let (kk, mm) = tile_load(t, q, BT2_THREADS, BT2_BM, 1);
-                    (mm, kk)
-                } else {
-                    tile_load(t, q, BT2_THREADS, BT2_BK, 1)
-                };
+                let (r, cc) = tile_load_stored(t, q, BT2_THREADS, (BT2_BM, BT2_BK), TA);
                 let ok = full || la.in_bounds(m0 + r, k0 + cc);
                 sa.store(ta.offset(r, cc), if ok { a.read(la.offset(m0 + r, k0 + cc)) } else { 0.0 });
             }
             for q in 0..tile_load_passes(BT2_BK, BT2_BN, BT2_THREADS, 1) {
-                // Consecutive threads: along n (B) or along k (Bᵀ's rows).
-                let (r, cc) = if TB {
-                    let (nn, kk) = tile_load(t, q, BT2_THREADS, BT2_BK, 1);
-                    (kk, nn)
-                } else {
-                    tile_load(t, q, BT2_THREADS, BT2_BN, 1)
-                };
+                let (r, cc) = tile_load_stored(t, q, BT2_THREADS, (BT2_BK, BT2_BN), TB);
                 let ok = full || lb.in_bounds(k0 + r, n0 + cc);
                 sb.store(tb.offset(r, cc), if ok { b.read(lb.offset(k0 + r, n0 + cc)) } else { 0.0 });
             }

@@ -169,6 +169,38 @@ fn global_tile_loads_are_coalesced() {
 }
 
 #[test]
+fn rung5_tile_loads_cover_their_tiles_and_stay_coalesced_when_transposed() {
+    // m, n, k and leading dimensions ≥ the stored rows, 32-byte aligned.
+    let p = GemmParams { m: 1024, n: 512, k: 768, lda: 1032, ldb: 776, ldc: 512, alpha: 1.0, beta: 0.0 };
+    let nt = BT2_THREADS;
+    for (name, (rows, cols), layouts) in
+        [("A", (BT2_BM, BT2_BK), [p.a_op(false), p.a_op(true)]), ("B", (BT2_BK, BT2_BN), [p.b_op(false), p.b_op(true)])]
+    {
+        for (t, l) in [false, true].into_iter().zip(layouts) {
+            let passes = tile_load_passes(rows, cols, nt, 1);
+            let mut seen = std::vec![0u8; rows * cols];
+            for th in 0..nt {
+                for q in 0..passes {
+                    let (r, c) = tile_load_stored(th, q, nt, (rows, cols), t);
+                    assert!(r < rows && c < cols, "{name} transposed={t}: ({r}, {c})");
+                    seen[r * cols + c] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&x| x == 1), "{name} transposed={t}: not every element once");
+            for w in 0..nt / 32 {
+                for q in 0..passes {
+                    let addrs = warp_addrs(w, |th| {
+                        let (r, c) = tile_load_stored(th, q, nt, (rows, cols), t);
+                        l.offset(r, c) * 4
+                    });
+                    assert!(is_coalesced(&addrs, 4), "{name} transposed={t}: warp {w} pass {q}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn naive_reads_are_uncoalesced_and_coalesced_rung_fixes_them() {
     let p = GemmParams { m: 1024, n: 1024, k: 1024, lda: 1024, ldb: 1024, ldc: 1024, alpha: 1.0, beta: 0.0 };
     // Naive: lane = row. Coalesced: lane = column.
