@@ -14,9 +14,9 @@
 use core::simd::u32x4;
 
 use super::index::{
-    byte_rows, hslide_alternates, hslide_prologue_rows, HSLIDE_MAX_PROLOGUE, full_count, hslide_blocks_per_sm, hslide_prefetch, hslide_ring, hsum_byte, hsum_lane, lane_bias, magic24, mul_hi, packed_pair,
-    slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_strip_reads, slide_strip_row, slide_strip_upward,
-    slide_strip_walk, slide_thread, window_len, SlideParams, HSLIDE_WORDS,
+    byte_rows, full_count, hslide_alternates, hslide_blocks_per_sm, hslide_prefetch, hslide_prologue_rows, hslide_ring, hsum_byte, hsum_lane,
+    lane_bias, magic24, mul_hi, packed_pair, slide_edge_lane, slide_halo_words, slide_is_edge, slide_ring_slots, slide_strip_reads,
+    slide_strip_row, slide_strip_upward, slide_strip_walk, slide_thread, window_len, SlideParams, HSLIDE_MAX_PROLOGUE, HSLIDE_WORDS,
     SLIDE_CHUNK, SLIDE_EDGE_PREFETCH, SLIDE_MAX_PREFETCH, SLIDE_MAX_WORDS, SLIDE_THREADS,
 };
 use super::slide::{chunk_row, clip_code, clipped_magic, even, odd, prmt, strip_steps, Row};
@@ -156,8 +156,10 @@ fn divide_row<const C: u32, const R: u32, const EDGE: bool>(s: &Sums, y: u32, p:
 }
 
 /// The horizontal-first sliding blur for `C` channels at radius `R`, `D`
-/// rows loaded ahead: picks the thread's chunk and strip, and the code
-/// path of inner or edge chunks (as `blur_slide_*`).
+/// rows loaded ahead, neighbouring strips walking in opposite directions
+/// when `ALT` ([`slide_strip_upward`]), the ring's first `PB` rows loaded
+/// together ([`hslide_prologue_rows`]): picks the thread's chunk and strip,
+/// and the code path of inner or edge chunks (as `blur_slide_*`).
 #[inline(always)]
 unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: bool, const PB: u32>(input: Global<u8>, output: Global<u8>, p: SlideParams) {
     let tid = thread_idx_x();
@@ -177,7 +179,8 @@ unsafe fn blur_hslide_body<const C: u32, const R: u32, const D: u32, const ALT: 
 }
 
 /// One thread's strip: chunk `col` of rows `strip · strip_rows ..`, `D`
-/// rows loaded ahead; `EDGE`: the chunk may hold clipped columns.
+/// rows loaded ahead; `EDGE`: the chunk may hold clipped columns; `ALT`,
+/// `PB`: as for [`blur_hslide_body`].
 #[inline(always)]
 unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE: bool, const ALT: bool, const PB: u32>(
     input: Global<u8>,
@@ -258,16 +261,15 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         // after its load made every row wait for the one before it (ncu,
         // gray radius 3 on an H200: half the stall samples were in this
         // prologue, one memory latency per row).
-        let batch = PB;
         let mut first = [[0u32; SLIDE_MAX_WORDS]; HSLIDE_MAX_PROLOGUE];
         #[allow(clippy::needless_range_loop)] // index loops unroll with constant indices
         for k in 0..HSLIDE_MAX_PROLOGUE {
-            if (k as u32) < batch {
+            if (k as u32) < PB {
                 first[k] = load((k as u32 + 1).wrapping_sub(R + 1));
             }
         }
         for slot in 1..slots {
-            let row = if slot <= batch { first[(slot - 1) as usize] } else { load(slot.wrapping_sub(R + 1)) };
+            let row = if slot <= PB { first[(slot - 1) as usize] } else { load(slot.wrapping_sub(R + 1)) };
             let h = hsums::<C, R>(&row);
             for w in 0..HSLIDE_WORDS {
                 s[w] = s[w].wrapping_add(h[w]);
@@ -300,6 +302,15 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
         }
         strip_steps!(D, i < n, step);
     }
+}
+
+/// [`blur_hslide_body`] with the defaults for `$c` channels at radius `$r`:
+/// [`hslide_prefetch`] rows ahead, [`hslide_alternates`],
+/// [`hslide_prologue_rows`] (the experiments below override them).
+macro_rules! hslide_default {
+    ($c:literal, $r:literal, $input:expr, $output:expr, $p:expr) => {
+        blur_hslide_body::<$c, $r, { hslide_prefetch($c, $r) }, { hslide_alternates($c, $r) }, { hslide_prologue_rows($c, $r) }>($input, $output, $p)
+    };
 }
 
 kernel! {
@@ -335,21 +346,21 @@ kernel! {
     /// 85.1–86.4 / 80.9–82.7 against 86.3–86.7 / 82.0–82.9 / 75.6–76.6 one
     /// by one (`experiments::*_serial`).
     pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 1, { hslide_prefetch(1, 1) }, { hslide_alternates(1, 1) }, { hslide_prologue_rows(1, 1) }>(input, output, p)
+        hslide_default!(1, 1, input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_gray_r1`] at radius 2.
     pub fn blur_hslide_gray_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 2, { hslide_prefetch(1, 2) }, { hslide_alternates(1, 2) }, { hslide_prologue_rows(1, 2) }>(input, output, p)
+        hslide_default!(1, 2, input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_gray_r1`] at radius 3.
     pub fn blur_hslide_gray_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<1, 3, { hslide_prefetch(1, 3) }, { hslide_alternates(1, 3) }, { hslide_prologue_rows(1, 3) }>(input, output, p)
+        hslide_default!(1, 3, input, output, p)
     }
 }
 
@@ -357,14 +368,14 @@ kernel! {
     /// [`blur_hslide_gray_r1`] for interleaved RGB at radius 1 (1 halo
     /// word on each side, summed once per row instead of twice).
     pub fn blur_hslide_rgb_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 1, { hslide_prefetch(3, 1) }, { hslide_alternates(3, 1) }, { hslide_prologue_rows(3, 1) }>(input, output, p)
+        hslide_default!(3, 1, input, output, p)
     }
 }
 
 kernel! {
     /// [`blur_hslide_rgb_r1`] at radius 2 (2 halo words on each side).
     pub fn blur_hslide_rgb_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 2, { hslide_prefetch(3, 2) }, { hslide_alternates(3, 2) }, { hslide_prologue_rows(3, 2) }>(input, output, p)
+        hslide_default!(3, 2, input, output, p)
     }
 }
 
@@ -373,7 +384,7 @@ kernel! {
     /// old slide kept 20 column-sum words, this one 8). Every strip walks
     /// down ([`hslide_alternates`]).
     pub fn blur_hslide_rgb_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_hslide_body::<3, 3, { hslide_prefetch(3, 3) }, { hslide_alternates(3, 3) }, { hslide_prologue_rows(3, 3) }>(input, output, p)
+        hslide_default!(3, 3, input, output, p)
     }
 }
 
