@@ -69,8 +69,13 @@ pub(crate) enum Inner {
 
 /// A device to run kernels on: a CUDA device with the PTX module loaded
 /// once, or the CPU emulator. Cheap to share by reference; no global state.
+///
+/// Every context has an identity: each [`Buffer`] remembers the context it
+/// was allocated on, and every function that launches checks that its
+/// buffers belong to the context it was given (two contexts on the same
+/// device, or two emulator contexts, are different contexts).
 pub struct Context {
-    pub(crate) inner: Inner,
+    pub(crate) inner: Arc<Inner>,
 }
 
 fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
@@ -115,13 +120,19 @@ impl Context {
                 .map_err(driver("reading attributes"))?,
         };
         Ok(Context {
-            inner: Inner::Cuda(Box::new(Cuda { ctx, stream, module, functions: Mutex::new(HashMap::new()), info })),
+            inner: Arc::new(Inner::Cuda(Box::new(Cuda { ctx, stream, module, functions: Mutex::new(HashMap::new()), info }))),
         })
     }
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Inner::Emulator }
+        Context { inner: Arc::new(Inner::Emulator) }
+    }
+
+    /// Whether `self` and `other` are the same context (not merely the
+    /// same device or backend).
+    pub fn same_as(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// CUDA device 0 when there is one, else the emulator.
@@ -131,7 +142,7 @@ impl Context {
 
     /// The backend this context runs on.
     pub fn backend(&self) -> Backend {
-        match self.inner {
+        match *self.inner {
             Inner::Cuda(_) => Backend::Cuda,
             Inner::Emulator => Backend::Emulator,
         }
@@ -139,45 +150,58 @@ impl Context {
 
     /// The CUDA device, if this is a CUDA context.
     pub fn device_info(&self) -> Option<&DeviceInfo> {
-        match &self.inner {
+        match &*self.inner {
             Inner::Cuda(c) => Some(&c.info),
             Inner::Emulator => None,
         }
     }
 
     /// A buffer holding a copy of `data`.
+    ///
+    /// Errors: [`Error::OutOfMemory`] when the device (or, on the emulator,
+    /// the host) cannot hold it; the context stays usable.
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>> {
-        match &self.inner {
+        match &*self.inner {
             Inner::Cuda(c) => {
                 let bytes = std::mem::size_of_val(data);
                 let s = c.stream.clone_htod(data).map_err(|e| oom_or(e, bytes, "copying to the device"))?;
-                Ok(Buffer::cuda(s, data.len(), &c.stream))
+                Ok(Buffer::cuda(s, data.len(), &c.stream, &self.inner))
             }
-            Inner::Emulator => Ok(Buffer::host(data.to_vec())),
+            Inner::Emulator => {
+                let mut v = host_vec::<T>(data.len())?;
+                v.extend_from_slice(data);
+                Ok(Buffer::host(v, &self.inner))
+            }
         }
     }
 
     /// A buffer of `len` elements, zero-filled.
+    ///
+    /// Errors: [`Error::OutOfMemory`] when the device (or, on the emulator,
+    /// the host) cannot hold it; the context stays usable.
     pub fn alloc<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
-        match &self.inner {
+        match &*self.inner {
             Inner::Cuda(c) => {
-                let bytes = len.saturating_mul(std::mem::size_of::<T>());
+                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
                 // SAFETY: the memory is zeroed right after.
-                let mut s = unsafe { c.stream.alloc::<T>(len) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
+                let s = unsafe { c.stream.alloc::<T>(len) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
                 // SAFETY: all-zero bytes are a valid value of every Element.
                 let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, &c.stream), 0, bytes, c.stream.cu_stream()) };
                 r.map_err(driver("clearing a buffer"))?;
-                let _ = &mut s;
-                Ok(Buffer::cuda(s, len, &c.stream))
+                Ok(Buffer::cuda(s, len, &c.stream, &self.inner))
             }
-            Inner::Emulator => Ok(Buffer::host(vec![T::default(); len])),
+            Inner::Emulator => {
+                let mut v = host_vec::<T>(len)?;
+                v.resize(len, T::default());
+                Ok(Buffer::host(v, &self.inner))
+            }
         }
     }
 
     /// Waits until every launched kernel has finished; reports a kernel
     /// fault that happened since the last check.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.inner {
+        match &*self.inner {
             Inner::Cuda(c) => c.stream.synchronize().map_err(driver("synchronizing")),
             Inner::Emulator => Ok(()),
         }
@@ -193,7 +217,7 @@ impl Context {
         self.synchronize()?;
         let iters = iters.max(1);
         let mut times = Vec::with_capacity(iters);
-        match &self.inner {
+        match &*self.inner {
             Inner::Cuda(c) => {
                 let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
                 let start = c.ctx.new_event(flags).map_err(driver("creating an event"))?;
@@ -222,7 +246,7 @@ impl Context {
     /// The loaded function `name`; raises its dynamic shared-memory limit
     /// when a launch asks for more than the default 48 KiB.
     pub(crate) fn cuda_function(&self, name: &'static str, shared_bytes: u32) -> Result<(Arc<CudaFunction>, &Cuda)> {
-        let Inner::Cuda(c) = &self.inner else { unreachable!("cuda_function on the emulator") };
+        let Inner::Cuda(c) = &*self.inner else { unreachable!("cuda_function on the emulator") };
         let mut fs = c.functions.lock().unwrap_or_else(|e| e.into_inner());
         let f = match fs.get(name) {
             Some(f) => f.clone(),
@@ -236,15 +260,7 @@ impl Context {
             }
         };
         if shared_bytes > 48 * 1024 {
-            if shared_bytes as i64 > c.info.max_shared_per_block as i64 {
-                return Err(Error::BadArgument {
-                    arg: "shared memory",
-                    detail: format!(
-                        "`{name}` needs {shared_bytes} bytes per block, the device allows {}",
-                        c.info.max_shared_per_block
-                    ),
-                });
-            }
+            // Within the device's limit: checked by `check_launch`.
             f.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 shared_bytes as i32,
@@ -252,6 +268,38 @@ impl Context {
             .map_err(driver("raising the shared-memory limit"))?;
         }
         Ok((f, c))
+    }
+
+    /// Checks a launch configuration against the limits of the device (or
+    /// of the CUDA model, on the emulator) before anything is launched, so
+    /// that an oversized problem is a typed error naming the kernel, not a
+    /// late driver failure. Callers pick configurations that fit (folded
+    /// grids, chunked problems); this is the guard behind them.
+    pub(crate) fn check_launch(&self, kernel: &'static str, cfg: &LaunchConfig) -> Result<()> {
+        use ferrotile_kernels::launch::{MAX_GRID_X, MAX_GRID_YZ};
+        let threads = cfg.threads_per_block();
+        let problem = if cfg.grid.contains(&0) || cfg.block.contains(&0) {
+            Some("a zero extent".to_string())
+        } else if cfg.grid[0] > MAX_GRID_X || cfg.grid[1] > MAX_GRID_YZ || cfg.grid[2] > MAX_GRID_YZ {
+            Some(format!("more blocks than the limits {MAX_GRID_X} × {MAX_GRID_YZ} × {MAX_GRID_YZ}"))
+        } else if threads > 1024 || cfg.block[2] > 64 {
+            Some(format!("{threads} threads per block (at most 1024, 64 in z)"))
+        } else {
+            match &*self.inner {
+                Inner::Cuda(c) if cfg.shared_bytes as i64 > c.info.max_shared_per_block as i64 => Some(format!(
+                    "{} bytes of shared memory per block; the device allows {}",
+                    cfg.shared_bytes, c.info.max_shared_per_block
+                )),
+                _ => None,
+            }
+        };
+        match problem {
+            None => Ok(()),
+            Some(p) => Err(Error::Launch {
+                kernel,
+                detail: format!("launch configuration grid {:?} × block {:?} has {p}; nothing was launched", cfg.grid, cfg.block),
+            }),
+        }
     }
 
     /// Launches a kernel on the CUDA backend with raw parameter pointers.
@@ -281,6 +329,30 @@ fn oom_or(e: DriverError, bytes: usize, op: &'static str) -> Error {
     }
 }
 
+/// An empty host vector with room for `len` elements, or
+/// [`Error::OutOfMemory`]: the emulator's allocations must not abort the
+/// process when the host cannot satisfy them. An allocation larger than
+/// the host's physical memory is refused up front (with Linux's memory
+/// overcommit, reserving it could succeed and filling it would then get
+/// the process killed).
+fn host_vec<T>(len: usize) -> Result<Vec<T>> {
+    let bytes = len.saturating_mul(std::mem::size_of::<T>());
+    if bytes > isize::MAX as usize || host_memory_bytes().is_some_and(|total| bytes > total) {
+        return Err(Error::OutOfMemory { bytes });
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory { bytes })?;
+    Ok(v)
+}
+
+/// The host's physical memory (`MemTotal` of `/proc/meminfo`), where the
+/// system reports it.
+fn host_memory_bytes() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: usize = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 fn raw_ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> sys::CUdeviceptr {
     use cudarc::driver::DevicePtr;
     s.device_ptr(stream).0
@@ -292,9 +364,15 @@ pub(crate) enum Storage<T: Element> {
 }
 
 /// A typed buffer in device memory (or host memory for the emulator).
+///
+/// A buffer belongs to the [`Context`] that allocated it; launches check
+/// this identity, so a buffer of another context (another device, another
+/// context on the same device, or the emulator) is refused with a typed
+/// error instead of reaching a kernel.
 pub struct Buffer<T: Element> {
     pub(crate) storage: Storage<T>,
     len: usize,
+    owner: Arc<Inner>,
 }
 
 // SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`.
@@ -302,15 +380,15 @@ unsafe impl<T: Element> Send for Buffer<T> {}
 unsafe impl<T: Element> Sync for Buffer<T> {}
 
 impl<T: Element> Buffer<T> {
-    fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>) -> Self {
+    fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>) -> Self {
         let ptr = raw_ptr(&slice, stream);
-        Buffer { storage: Storage::Cuda { slice, ptr, stream: stream.clone() }, len }
+        Buffer { storage: Storage::Cuda { slice, ptr, stream: stream.clone() }, len, owner: owner.clone() }
     }
 
-    fn host(v: Vec<T>) -> Self {
+    fn host(v: Vec<T>, owner: &Arc<Inner>) -> Self {
         let mut v = std::mem::ManuallyDrop::new(v);
         let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-        Buffer { storage: Storage::Host { ptr, cap }, len }
+        Buffer { storage: Storage::Host { ptr, cap }, len, owner: owner.clone() }
     }
 
     /// Number of elements.
@@ -353,6 +431,9 @@ impl<T: Element> Buffer<T> {
         if src.len != self.len {
             return Err(Error::LengthMismatch { arg: "src", expected: self.len, actual: src.len });
         }
+        if !Arc::ptr_eq(&self.owner, &src.owner) {
+            return Err(Error::BadArgument { arg: "src", detail: "buffer belongs to another context than the destination".into() });
+        }
         match (&mut self.storage, &src.storage) {
             (Storage::Cuda { ptr: dst, stream, .. }, Storage::Cuda { ptr: s, .. }) => {
                 let bytes = self.len * std::mem::size_of::<T>();
@@ -365,7 +446,7 @@ impl<T: Element> Buffer<T> {
                 unsafe { std::ptr::copy_nonoverlapping(*s, *d, self.len) };
                 Ok(())
             }
-            _ => Err(Error::BadArgument { arg: "src", detail: "buffer belongs to another backend".into() }),
+            _ => unreachable!("buffers of one context share its backend"),
         }
     }
 
@@ -385,20 +466,26 @@ impl<T: Element> Buffer<T> {
 
     /// The emulator's view of the buffer.
     pub(crate) fn global(&self, name: &'static str) -> ferrotile_kernels::arch::Global<T> {
+        self.global_from(name, 0)
+    }
+
+    /// The emulator's view of the buffer from element `offset` (≤ len) on.
+    pub(crate) fn global_from(&self, name: &'static str, offset: usize) -> ferrotile_kernels::arch::Global<T> {
+        assert!(offset <= self.len, "view offset {offset} past a buffer of {} elements", self.len);
         match &self.storage {
-            // SAFETY: the allocation holds `len` elements and outlives the
-            // launch (the launch borrows the buffer).
-            Storage::Host { ptr, .. } => unsafe { ferrotile_kernels::arch::Global::from_raw_parts(*ptr, self.len, name) },
+            // SAFETY: the allocation holds `len` elements, `offset ≤ len`,
+            // and it outlives the launch (the launch borrows the buffer).
+            Storage::Host { ptr, .. } => unsafe {
+                ferrotile_kernels::arch::Global::from_raw_parts(ptr.add(offset), self.len - offset, name)
+            },
             Storage::Cuda { .. } => unreachable!("emulator launch with a CUDA buffer"),
         }
     }
 
-    /// Whether the buffer lives on `ctx`'s backend.
+    /// Whether the buffer was allocated on `ctx` (the same context, not
+    /// only the same backend or device).
     pub(crate) fn is_on(&self, ctx: &Context) -> bool {
-        matches!(
-            (&self.storage, &ctx.inner),
-            (Storage::Cuda { .. }, Inner::Cuda(_)) | (Storage::Host { .. }, Inner::Emulator)
-        )
+        Arc::ptr_eq(&self.owner, &ctx.inner)
     }
 }
 

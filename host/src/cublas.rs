@@ -27,6 +27,9 @@ pub const CUBLAS: &str = "cuBLAS";
 /// [`Cublas::sgemm`] many times (creating a handle costs milliseconds).
 pub struct Cublas {
     blas: Arc<CudaBlas>,
+    /// The context the handle was created on: calls on any other context
+    /// (whose buffers cuBLAS would read as pointers of this one) are refused.
+    owner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Cublas {
@@ -44,7 +47,7 @@ impl Cublas {
     /// is absent; [`Error::Driver`] with cuBLAS's message when it fails to
     /// initialise.
     pub fn new(ctx: &Context) -> Result<Cublas> {
-        let Inner::Cuda(c) = &ctx.inner else {
+        let Inner::Cuda(c) = &*ctx.inner else {
             return Err(Error::BadArgument { arg: "ctx", detail: "cuBLAS needs a CUDA context, not the emulator".into() });
         };
         // SAFETY: only probes whether the library can be opened.
@@ -60,12 +63,16 @@ impl Cublas {
         unsafe { sys::cublasSetMathMode(*blas.handle(), sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }
             .result()
             .map_err(|e| Error::Driver { op: "setting the cuBLAS math mode", detail: e.to_string() })?;
-        Ok(Cublas { blas: Arc::new(blas) })
+        Ok(Cublas { blas: Arc::new(blas), owner: ctx.inner.clone() })
     }
 
     /// `C = α·A·B + β·C` (row-major, with `g`'s shape, leading dimensions,
     /// α and β; its variant is ignored), validated as [`Gemm::run`] does.
+    ///
+    /// Errors: as [`Gemm::run`], and [`Error::BadArgument`] `ctx` when `ctx`
+    /// is not the context this handle was created on.
     pub fn sgemm(&self, ctx: &Context, g: &Gemm, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+        self.check_context(ctx)?;
         let p = g.checked(ctx, a, b, c)?;
         let int = |arg: &'static str, v: u32| -> Result<i32> {
             i32::try_from(v).map_err(|_| Error::BadArgument { arg, detail: format!("{v} does not fit cuBLAS's int") })
@@ -98,6 +105,18 @@ impl Cublas {
             )
         }
         .map_err(|e| Error::Launch { kernel: "cublasSgemm", detail: e.to_string() })
+    }
+}
+
+impl Cublas {
+    /// `ctx` must be the handle's own context: buffers are checked against
+    /// `ctx`, so this makes them the handle's buffers too.
+    fn check_context(&self, ctx: &Context) -> Result<()> {
+        if Arc::ptr_eq(&self.owner, &ctx.inner) {
+            Ok(())
+        } else {
+            Err(Error::BadArgument { arg: "ctx", detail: "the cuBLAS handle was created on another context".into() })
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 use ferrotile_kernels as k;
 use ferrotile_kernels::sgemm::{GemmParams, Tiling};
 
+use crate::launch::At;
 use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
 
 /// The configurations of the warptiled rung (block tile, `BK`, warp tile).
@@ -495,8 +496,76 @@ fn float4_ok(p: &GemmParams) -> bool {
     p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0
 }
 
-/// Launches rung `v`; `(ta, tb)`: whether `A`, `B` are stored transposed
-/// (only rung 5 has kernels for that; [`Gemm::run`] checked it).
+impl GemmVariant {
+    /// The launch geometry of rung `v` for `p` (computed in `kernels`).
+    pub fn launch_config(self, p: &GemmParams) -> LaunchConfig {
+        use k::sgemm as s;
+        match self {
+            GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
+            GemmVariant::Naive => s::naive_config(p),
+            GemmVariant::Coalesced => s::coalesced_config(p),
+            GemmVariant::Shared => s::shared_config(p),
+            GemmVariant::Blocktile1d => s::blocktile_1d_config(p),
+            GemmVariant::Blocktile2d => s::blocktile_2d_config(p),
+            GemmVariant::Multistage(w) => w.config(p),
+            v => v.tiling().expect("the remaining rungs are float4 tilings").config(p),
+        }
+    }
+}
+
+/// One sub-problem of a GEMM whose launch grid would exceed the device
+/// limits: rows `m0..m0 + m` and columns `n0..n0 + n` of `C`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmChunk {
+    /// First row of `C`.
+    pub m0: usize,
+    /// First column of `C`.
+    pub n0: usize,
+    /// Rows.
+    pub m: u32,
+    /// Columns.
+    pub n: u32,
+}
+
+/// Chunks are multiples of this many rows and columns, so that every block
+/// tile of a chunk is one of the whole problem's tiles (all tile sides
+/// divide it) and float4 offsets stay 16-byte aligned.
+const CHUNK_ALIGN: u32 = 256;
+
+/// Splits `p`'s `C` into the fewest row/column chunks whose launch grids
+/// (from `config`) fit `max_grid` (`[x, y]` blocks): one chunk, the whole
+/// problem, whenever it fits. Each chunk is an independent GEMM over the
+/// same `k`; together they cover every element of `C` once.
+pub fn plan_chunks(p: &GemmParams, config: impl Fn(&GemmParams) -> LaunchConfig, max_grid: [u32; 2]) -> Vec<GemmChunk> {
+    let grid = |cm: u32, cn: u32| config(&GemmParams { m: cm, n: cn, ..*p }).grid;
+    let halve = |x: u32| x.div_ceil(2).next_multiple_of(CHUNK_ALIGN);
+    let (mut cm, mut cn) = (p.m, p.n);
+    loop {
+        let g = grid(cm, cn);
+        let over = [g[0] > max_grid[0], g[1] > max_grid[1]];
+        let Some(d) = over.iter().position(|&o| o) else { break };
+        // Halve the side that shrinks the grid dimension over its limit.
+        if cm > CHUNK_ALIGN && grid(halve(cm), cn)[d] < g[d] {
+            cm = halve(cm);
+        } else if cn > CHUNK_ALIGN && grid(cm, halve(cn))[d] < g[d] {
+            cn = halve(cn);
+        } else {
+            break; // not reached on a real device: a 256 × 256 chunk fits
+        }
+    }
+    let mut chunks = Vec::new();
+    for m0 in (0..p.m).step_by(cm as usize) {
+        for n0 in (0..p.n).step_by(cn as usize) {
+            chunks.push(GemmChunk { m0: m0 as usize, n0: n0 as usize, m: cm.min(p.m - m0), n: cn.min(p.n - n0) });
+        }
+    }
+    chunks
+}
+
+/// Launches rung `v` on `p`, in chunks when one grid would exceed the
+/// launch limits (see [`plan_chunks`]); `(ta, tb)`: whether `A`, `B` are
+/// stored transposed (only rung 5 has kernels for that; [`Gemm::run`]
+/// checked it).
 fn launch_variant(
     ctx: &Context,
     v: GemmVariant,
@@ -506,57 +575,61 @@ fn launch_variant(
     b: &Buffer<f32>,
     c: &mut Buffer<f32>,
 ) -> Result<()> {
-    use k::sgemm as s;
-    let p = *p;
-    let t = |t: Tiling| -> LaunchConfig { t.config(&p) };
+    use k::launch::{MAX_GRID_X, MAX_GRID_YZ};
+    for ch in plan_chunks(p, |q| v.launch_config(q), [MAX_GRID_X, MAX_GRID_YZ]) {
+        let q = GemmParams { m: ch.m, n: ch.n, ..*p };
+        // op(A)'s row m0 and op(B)'s column n0, in the stored layouts.
+        let a_off = if ta { ch.m0 } else { ch.m0 * p.lda as usize };
+        let b_off = if tb { ch.n0 * p.ldb as usize } else { ch.n0 };
+        let c_off = ch.m0 * p.ldc as usize + ch.n0;
+        launch_chunk(ctx, v, (ta, tb), q, At::new(a, a_off), At::new(b, b_off), At::new(c, c_off))?;
+    }
+    Ok(())
+}
+
+/// Launches rung `v` on one (sub-)problem `p` whose operands start at `a`,
+/// `b`, `c`.
+fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
+    let cfg = v.launch_config(&p);
     match v {
         GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
-        GemmVariant::Naive => launch!(ctx, k::sgemm::sgemm_naive, s::naive_config(&p), p, a, b, c),
-        GemmVariant::Coalesced => launch!(ctx, k::sgemm::sgemm_coalesced, s::coalesced_config(&p), p, a, b, c),
-        GemmVariant::Shared => launch!(ctx, k::sgemm::sgemm_shared, s::shared_config(&p), p, a, b, c),
-        GemmVariant::Blocktile1d => launch!(ctx, k::sgemm::sgemm_blocktile_1d, s::blocktile_1d_config(&p), p, a, b, c),
-        GemmVariant::Blocktile2d => {
-            let cfg = s::blocktile_2d_config(&p);
-            match (ta, tb) {
-                (false, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d, cfg, p, a, b, c),
-                (true, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
-                (false, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
-                (true, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
+        GemmVariant::Naive => launch!(ctx, k::sgemm::sgemm_naive, cfg, p, a, b, c),
+        GemmVariant::Coalesced => launch!(ctx, k::sgemm::sgemm_coalesced, cfg, p, a, b, c),
+        GemmVariant::Shared => launch!(ctx, k::sgemm::sgemm_shared, cfg, p, a, b, c),
+        GemmVariant::Blocktile1d => launch!(ctx, k::sgemm::sgemm_blocktile_1d, cfg, p, a, b, c),
+        GemmVariant::Blocktile2d => match (ta, tb) {
+            (false, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d, cfg, p, a, b, c),
+            (true, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
+            (false, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
+            (true, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
+        },
+        GemmVariant::Vectorized => launch!(ctx, k::sgemm::sgemm_vectorized, cfg, p, a, b, c),
+        GemmVariant::Padded => launch!(ctx, k::sgemm::sgemm_padded, cfg, p, a, b, c),
+        GemmVariant::Swizzled => launch!(ctx, k::sgemm::sgemm_swizzled, cfg, p, a, b, c),
+        GemmVariant::DoubleBuffered => launch!(ctx, k::sgemm::sgemm_double_buffered, cfg, p, a, b, c),
+        GemmVariant::Warptile(w) => match w {
+            WarpConfig::B128x128x8W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x32, cfg, p, a, b, c),
+            WarpConfig::B128x128x8W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64, cfg, p, a, b, c),
+            WarpConfig::B128x128x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w64x32, cfg, p, a, b, c),
+            WarpConfig::B128x128x16W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w32x64, cfg, p, a, b, c),
+            WarpConfig::B128x256x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x256x8_w64x64, cfg, p, a, b, c),
+            WarpConfig::B128x64x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x16_w64x32, cfg, p, a, b, c),
+            WarpConfig::B64x64x16W32x32 => launch!(ctx, k::sgemm::sgemm_warptile_64x64x16_w32x32, cfg, p, a, b, c),
+            WarpConfig::B128x128x8W32x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64_lb2, cfg, p, a, b, c),
+            WarpConfig::B256x128x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_256x128x8_w64x64, cfg, p, a, b, c),
+            WarpConfig::B128x64x8W64x32Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x8_w64x32_lb3, cfg, p, a, b, c),
+            WarpConfig::B64x128x16W32x64Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_64x128x16_w32x64_lb3, cfg, p, a, b, c),
+            WarpConfig::B128x128x8W64x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_lb2, cfg, p, a, b, c),
+            WarpConfig::B128x128x8W64x64T16x8Lb2 => {
+                launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_t16x8_lb2, cfg, p, a, b, c)
             }
-        }
-        GemmVariant::Vectorized => launch!(ctx, k::sgemm::sgemm_vectorized, t(s::VECTORIZED), p, a, b, c),
-        GemmVariant::Padded => launch!(ctx, k::sgemm::sgemm_padded, t(s::PADDED_TILES), p, a, b, c),
-        GemmVariant::Swizzled => launch!(ctx, k::sgemm::sgemm_swizzled, t(s::SWIZZLED_TILES), p, a, b, c),
-        GemmVariant::DoubleBuffered => launch!(ctx, k::sgemm::sgemm_double_buffered, t(s::DOUBLE_BUFFERED), p, a, b, c),
-        GemmVariant::Warptile(w) => {
-            let cfg = t(w.tiling());
-            match w {
-                WarpConfig::B128x128x8W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x32, cfg, p, a, b, c),
-                WarpConfig::B128x128x8W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64, cfg, p, a, b, c),
-                WarpConfig::B128x128x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w64x32, cfg, p, a, b, c),
-                WarpConfig::B128x128x16W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w32x64, cfg, p, a, b, c),
-                WarpConfig::B128x256x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x256x8_w64x64, cfg, p, a, b, c),
-                WarpConfig::B128x64x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x16_w64x32, cfg, p, a, b, c),
-                WarpConfig::B64x64x16W32x32 => launch!(ctx, k::sgemm::sgemm_warptile_64x64x16_w32x32, cfg, p, a, b, c),
-                WarpConfig::B128x128x8W32x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64_lb2, cfg, p, a, b, c),
-                WarpConfig::B256x128x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_256x128x8_w64x64, cfg, p, a, b, c),
-                WarpConfig::B128x64x8W64x32Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x8_w64x32_lb3, cfg, p, a, b, c),
-                WarpConfig::B64x128x16W32x64Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_64x128x16_w32x64_lb3, cfg, p, a, b, c),
-                WarpConfig::B128x128x8W64x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_lb2, cfg, p, a, b, c),
-                WarpConfig::B128x128x8W64x64T16x8Lb2 => {
-                    launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_t16x8_lb2, cfg, p, a, b, c)
-                }
-                WarpConfig::B128x128x8W32x128Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x128_lb2, cfg, p, a, b, c),
-            }
-        }
-        GemmVariant::Multistage(w) => {
-            let cfg = w.config(&p);
-            match w {
-                StageConfig::B256x128x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_256x128x8_s3, cfg, p, a, b, c),
-                StageConfig::B128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_128x256x8_s3, cfg, p, a, b, c),
-                StageConfig::T128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_t_128x256x8_s3, cfg, p, a, b, c),
-            }
-        }
+            WarpConfig::B128x128x8W32x128Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x128_lb2, cfg, p, a, b, c),
+        },
+        GemmVariant::Multistage(w) => match w {
+            StageConfig::B256x128x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_256x128x8_s3, cfg, p, a, b, c),
+            StageConfig::B128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_128x256x8_s3, cfg, p, a, b, c),
+            StageConfig::T128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_t_128x256x8_s3, cfg, p, a, b, c),
+        },
     }
 }
 
@@ -592,6 +665,65 @@ mod tests {
             // per SM, 1 KiB of it reserved per block).
             assert!((shared + 1024) * b.min_blocks_per_sm <= 228 * 1024, "{}", b.kernel);
         }
+    }
+
+    /// Every element of `C` in exactly one chunk, every chunk's grid within
+    /// `max`, chunk origins aligned.
+    fn check_plan(p: &GemmParams, v: GemmVariant, max: [u32; 2]) -> Vec<GemmChunk> {
+        let chunks = plan_chunks(p, |q| v.launch_config(q), max);
+        let mut covered = 0u64;
+        for ch in &chunks {
+            let g = v.launch_config(&GemmParams { m: ch.m, n: ch.n, ..*p }).grid;
+            assert!(g[0] <= max[0] && g[1] <= max[1], "{v:?} {ch:?}: grid {g:?} over {max:?}");
+            assert!(ch.m0 % CHUNK_ALIGN as usize == 0 && ch.n0 % CHUNK_ALIGN as usize == 0, "{ch:?}");
+            assert!(ch.m0 + ch.m as usize <= p.m as usize && ch.n0 + ch.n as usize <= p.n as usize, "{ch:?}");
+            covered += ch.m as u64 * ch.n as u64;
+        }
+        // Disjoint and in bounds, so the areas add up only if they tile C.
+        for (i, x) in chunks.iter().enumerate() {
+            for y in &chunks[..i] {
+                let rows = x.m0 < y.m0 + y.m as usize && y.m0 < x.m0 + x.m as usize;
+                let cols = x.n0 < y.n0 + y.n as usize && y.n0 < x.n0 + x.n as usize;
+                assert!(!(rows && cols), "{x:?} overlaps {y:?}");
+            }
+        }
+        assert_eq!(covered, p.m as u64 * p.n as u64);
+        chunks
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn chunk_plans_tile_c_and_fit(m in 1u32..5000, n in 1u32..5000, gy in 1u32..60, gx in 1u32..60, vi in 0usize..8) {
+            let v = [
+                GemmVariant::Naive,
+                GemmVariant::Coalesced,
+                GemmVariant::Shared,
+                GemmVariant::Blocktile2d,
+                GemmVariant::Vectorized,
+                GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2),
+                GemmVariant::Warptile(WarpConfig::B64x64x16W32x32),
+                GemmVariant::Multistage(StageConfig::B256x128x8S3),
+            ][vi];
+            let p = GemmParams { m, n, k: 8, lda: 8, ldb: n, ldc: n, alpha: 1.0, beta: 0.0 };
+            // Limits small enough to force chunks, large enough for one
+            // 256 × 256 chunk (no block tile side is below 8).
+            let max = [gx.max(32), gy.max(32)];
+            check_plan(&p, v, max);
+        }
+    }
+
+    #[test]
+    fn chunking_only_when_the_grid_is_over_the_limit() {
+        let v = GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2);
+        let p = GemmParams { m: 4096, n: 4096, k: 8, lda: 8, ldb: 4096, ldc: 4096, alpha: 1.0, beta: 0.0 };
+        assert_eq!(check_plan(&p, v, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]).len(), 1);
+        // Millions of rows: 9 M / 128 = 70 313 block rows > 65 535.
+        let tall = GemmParams { m: 9_000_000, n: 4, k: 4, lda: 4, ldb: 4, ldc: 4, alpha: 1.0, beta: 0.0 };
+        assert_eq!(check_plan(&tall, v, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]).len(), 2);
+        // The naive rung puts n on grid y: it is n that gets split.
+        let wide = GemmParams { m: 4, n: 3_000_000, k: 4, lda: 4, ldb: 3_000_000, ldc: 3_000_000, alpha: 1.0, beta: 0.0 };
+        let chunks = check_plan(&wide, GemmVariant::Naive, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]);
+        assert!(chunks.len() > 1 && chunks.iter().all(|c| c.m == 4), "{chunks:?}");
     }
 
     #[test]

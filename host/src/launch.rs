@@ -38,6 +38,34 @@ macro_rules! buffer_arg {
 }
 buffer_arg!(&Buffer<T>, &mut Buffer<T>);
 
+/// A buffer seen from element `offset` on: a kernel argument for a
+/// sub-problem (a chunk of rows of a matrix launched on its own). On CUDA
+/// the device address moves by `offset` elements; on the emulator the
+/// view starts there and is bounds-checked against the rest of the buffer.
+pub(crate) struct At<'a, T: Element> {
+    buf: &'a Buffer<T>,
+    offset: usize,
+}
+
+impl<'a, T: Element> At<'a, T> {
+    /// `buf` from element `offset` (≤ its length) on.
+    pub(crate) fn new(buf: &'a Buffer<T>, offset: usize) -> Self {
+        assert!(offset <= buf.len(), "offset {offset} past a buffer of {} elements", buf.len());
+        At { buf, offset }
+    }
+}
+
+impl<T: Element> KernelArg for At<'_, T> {
+    type Emu = Global<T>;
+    type Dev = u64;
+    fn emu(&self, name: &'static str) -> Global<T> {
+        self.buf.global_from(name, self.offset)
+    }
+    fn dev(&self) -> u64 {
+        self.buf.device_ptr() + (self.offset * std::mem::size_of::<T>()) as u64
+    }
+}
+
 /// Pointer to a parameter value, as `cuLaunchKernel` wants it.
 ///
 /// Implemented only for the sized parameter types themselves (never for
@@ -79,6 +107,7 @@ macro_rules! launch {
         let ctx: &$crate::Context = $ctx;
         let cfg: $crate::LaunchConfig = $cfg;
         let name: &'static str = $crate::launch::last_segment(stringify!($($kernel)::+));
+        ctx.check_launch(name, &cfg)?;
         match ctx.backend() {
             $crate::Backend::Cuda => {
                 // The values live until the end of this block; cuLaunchKernel

@@ -72,12 +72,16 @@ pub(crate) mod check {
         Ok(())
     }
 
-    /// Every buffer must live on the context's backend.
+    /// Every buffer must belong to the context (`on`: each argument's name
+    /// and whether its buffer was allocated on `ctx`).
     pub fn backend(ctx: &crate::Context, on: &[(&'static str, bool)]) -> Result<()> {
         match on.iter().find(|(_, ok)| !ok) {
             Some((arg, _)) => Err(Error::BadArgument {
                 arg,
-                detail: format!("buffer belongs to another backend than the context ({:?})", ctx.backend()),
+                detail: format!(
+                    "buffer belongs to another context than the one given ({:?}): buffers are usable only on the context that allocated them",
+                    ctx.backend()
+                ),
             }),
             None => Ok(()),
         }

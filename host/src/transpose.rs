@@ -13,7 +13,6 @@
 //! ```
 
 use ferrotile_kernels as k;
-use k::launch::{MAX_GRID_X, MAX_GRID_YZ};
 use k::transpose::index::{self as ix, VecTile};
 
 use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
@@ -140,6 +139,9 @@ impl TransposeVariant {
     }
 }
 
+/// Largest tile side of any transpose kernel (bounds the index headroom).
+const MAX_TILE_SIDE: u32 = 64;
+
 /// A transpose of an f32 matrix with `ny` rows of `nx` elements into one
 /// with `nx` rows of `ny`.
 #[derive(Clone, Copy, Debug)]
@@ -173,11 +175,19 @@ impl Transpose {
     /// ([`Error::BadArgument`] naming it), a buffer of the wrong length
     /// ([`Error::LengthMismatch`]), a buffer of another backend, a
     /// vectorised variant with `nx` or `ny` not a multiple of 4
-    /// (`BadArgument { arg: "variant" }`), a shape whose grid exceeds the
-    /// launch limits.
+    /// (`BadArgument { arg: "variant" }`). Any shape whose buffers fit in
+    /// memory runs, however tall or wide: grids taller than the launch
+    /// limit are folded.
     pub fn run(&self, ctx: &Context, input: &Buffer<f32>, output: &mut Buffer<f32>) -> Result<()> {
         let nx = check::dim("nx", self.nx)?;
         let ny = check::dim("ny", self.ny)?;
+        // Thread indices run up to a whole block past each side: keep them
+        // inside the kernels' 32-bit indices.
+        for (arg, v) in [("nx", nx), ("ny", ny)] {
+            if v > u32::MAX - MAX_TILE_SIDE {
+                return Err(Error::BadArgument { arg, detail: format!("{v} is within a tile of the kernels' 32-bit index limit") });
+            }
+        }
         let n = check::product("nx * ny", &[self.nx, self.ny])?;
         check::len("input", input, n)?;
         check::len("output", output, n)?;
@@ -194,16 +204,10 @@ impl Transpose {
             });
         }
         debug_assert!(!v.is_vectorised() || VecTile::supports(nx, ny));
+        // Tall shapes fold their grid rows into z (every kernel reads its
+        // block row with `arch::block_row`), so no shape is refused for its
+        // grid; `launch!` still checks the configuration before launching.
         let cfg = v.launch_config(nx, ny);
-        if cfg.grid[0] > MAX_GRID_X || cfg.grid[1] > MAX_GRID_YZ {
-            // Grid y covers the output's rows for the naive column rung,
-            // the input's rows for every other one.
-            let arg = if v == V::NaiveCol { "nx" } else { "ny" };
-            return Err(Error::BadArgument {
-                arg,
-                detail: format!("{nx} x {ny} needs a {:?} grid for `{}`; the limit is 65535 blocks in y", cfg.grid, v.name()),
-            });
-        }
         macro_rules! go {
             ($kernel:ident) => {
                 launch!(ctx, k::transpose::$kernel, cfg, input, output, nx, ny)

@@ -27,6 +27,21 @@ impl LaunchConfig {
         }
     }
 
+    /// The same launch with the grid's rows folded: blocks beyond
+    /// [`MAX_GRID_YZ`] in y continue in z (`y = z · grid_y + y'`), so a 2D
+    /// grid of any height launches. A kernel launched this way reads its
+    /// block row with [`crate::arch::block_row`] (and extra blocks of the
+    /// last z slice, past the real rows, must be harmless: they fail every
+    /// bounds check). Unchanged when the rows fit, apart from z = 1.
+    pub const fn fold_rows(mut self) -> Self {
+        let rows = self.grid[1] as u64 * self.grid[2] as u64;
+        if rows > MAX_GRID_YZ as u64 {
+            self.grid[1] = MAX_GRID_YZ;
+            self.grid[2] = rows.div_ceil(MAX_GRID_YZ as u64) as u32;
+        }
+        self
+    }
+
     /// The same launch with `bytes` of dynamic shared memory.
     pub const fn with_shared(mut self, bytes: u32) -> Self {
         self.shared_bytes = bytes;
@@ -105,6 +120,20 @@ const fn concat<const N: usize>(a: &[LaunchBounds], b: &[LaunchBounds]) -> [Laun
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folded_rows_cover_every_row_once() {
+        for rows in [1u32, 7, 65_535, 65_536, 200_000, 4_000_000] {
+            let cfg = LaunchConfig::cover_2d(3, rows, [1, 1]).fold_rows();
+            assert!(cfg.grid[1] <= MAX_GRID_YZ && cfg.grid[2] <= MAX_GRID_YZ, "{cfg:?}");
+            // block_row = z · grid_y + y over the folded grid.
+            let covered = cfg.grid[1] as u64 * cfg.grid[2] as u64;
+            assert!(covered >= rows as u64 && covered - (rows as u64) < cfg.grid[1] as u64, "{rows}: {cfg:?}");
+            if rows <= MAX_GRID_YZ {
+                assert_eq!(cfg.grid, [3, rows, 1]);
+            }
+        }
+    }
 
     #[test]
     fn register_cap_follows_the_bounds() {

@@ -2,6 +2,7 @@
 
 use crate::common::Case;
 
+mod context;
 mod foundation;
 mod transpose;
 mod image;
@@ -10,6 +11,7 @@ mod sgemm;
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
+    v.extend(context::cases());
     v.extend(foundation::cases());
     v.extend(transpose::cases());
     v.extend(image::cases());

@@ -163,6 +163,13 @@ pub fn cases() -> Vec<Case> {
             Ok(_) => check_transposed(ctx, (127, 129, 33), t, None),
         }));
     }
+    // Grids over the launch limits: the problem runs in chunks (issue 11).
+    v.push(Case::gpu_only("sgemm::chunked::tall_9000000x4x4", |ctx| {
+        check(ctx, GemmShape { m: 9_000_000, n: 4, k: 4, lda: 4, ldb: 4, ldc: 4 }, 0.5, Some(GemmVariant::Auto))
+    }));
+    v.push(Case::gpu_only("sgemm::chunked::naive_wide_4x3000000x3", |ctx| {
+        check(ctx, GemmShape { m: 4, n: 3_000_000, k: 3, lda: 3, ldb: 3_000_000, ldc: 3_000_000 }, 0.5, Some(GemmVariant::Naive))
+    }));
     v.push(Case::new("sgemm::buffers_reused_across_calls", reuse));
     v.push(Case::new("sgemm::rejects_bad_arguments", bad_arguments));
     v.push(Case::new("sgemm::cublas::absent_or_checked", |ctx| match ctx.backend() {

@@ -68,6 +68,18 @@ pub fn cases() -> Vec<Case> {
         v.push(Case::gpu_only(format!("transpose::default::{nx}x{ny}"), move |ctx| check(ctx, None, nx, ny)));
     }
     v.push(Case::new("transpose::api::rejects_bad_arguments_before_launch", bad_arguments));
+    // Grids taller than 65535 blocks are folded, never refused (issue 11):
+    // one column of 2^20 rows is 131072 block rows for the naive rungs.
+    for var in [TransposeVariant::NaiveRow, TransposeVariant::NaiveCol] {
+        let short = var.name().trim_start_matches("transpose_");
+        v.push(Case::new(format!("transpose::folded_grid::{short}::1x1048576"), move |ctx| check(ctx, Some(var), 1, 1 << 20)));
+        v.push(Case::new(format!("transpose::folded_grid::{short}::1048576x1"), move |ctx| check(ctx, Some(var), 1 << 20, 1)));
+    }
+    // The default on a few columns and millions of rows (the tiled rungs
+    // fold above 65535 × 32 rows), and the transposed shape.
+    for (nx, ny) in [(3, 2_200_001), (2_200_001, 3), (4, 4_194_308), (1, 8_000_000)] {
+        v.push(Case::gpu_only(format!("transpose::folded_grid::default::{nx}x{ny}"), move |ctx| check(ctx, None, nx, ny)));
+    }
     v
 }
 
@@ -95,17 +107,6 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
             matches!(e, Error::BadArgument { arg: "variant", .. })
         })?;
     }
-    // One column of 2^20 rows: 131072 blocks in y for 32 × 8 naive blocks.
-    let tall = ctx.alloc::<f32>(1 << 20).map_err(|e| e.to_string())?;
-    let mut tall_out = ctx.alloc::<f32>(1 << 20).map_err(|e| e.to_string())?;
-    expect("grid y too large", Transpose::new(1, 1 << 20).variant(TransposeVariant::NaiveRow).run(ctx, &tall, &mut tall_out), &|e| {
-        matches!(e, Error::BadArgument { arg: "ny", .. })
-    })?;
-    expect("grid y too large (col)", Transpose::new(1 << 20, 1).variant(TransposeVariant::NaiveCol).run(ctx, &tall, &mut tall_out), &|e| {
-        matches!(e, Error::BadArgument { arg: "nx", .. })
-    })?;
-    // The tiled rungs cover 2^20 rows with 32768 blocks in y: accepted.
-    Transpose::new(1, 1 << 20).variant(TransposeVariant::SmemPad).run(ctx, &tall, &mut tall_out).map_err(|e| e.to_string())?;
     // Nothing was written by the rejected calls.
     exact_f32("untouched output", &down(&out)?, &[0.5; 12])
 }

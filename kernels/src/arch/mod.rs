@@ -56,3 +56,17 @@ pub fn global_y() -> u32 {
 pub fn global_z() -> u32 {
     block_idx_z() * block_dim_z() + thread_idx_z()
 }
+
+/// Block row of a grid launched with its rows folded into z
+/// ([`crate::launch::LaunchConfig::fold_rows`]): `blockIdx.z · gridDim.y +
+/// blockIdx.y` (`blockIdx.y` when the rows fit).
+#[inline(always)]
+pub fn block_row() -> u32 {
+    block_idx_z() * grid_dim_y() + block_idx_y()
+}
+
+/// Global y index on a folded grid: `block_row() · blockDim.y + threadIdx.y`.
+#[inline(always)]
+pub fn global_row() -> u32 {
+    block_row() * block_dim_y() + thread_idx_y()
+}

@@ -11,7 +11,7 @@ use super::index::{
     FAST_IN_STRIDE, FAST_MAX_LOAD_ITERS, FAST_ROWS_PER_THREAD, FAST_THREADS, FAST_TILE_H, FAST_TILE_W, PIXEL_BLOCK,
 };
 use crate::arch::{
-    block_idx_x, block_idx_y, block_threads, dynamic_shared, global_x, global_y, sync_threads, thread_idx_x,
+    block_idx_x, block_row, block_threads, dynamic_shared, global_row, global_x, sync_threads, thread_idx_x,
     thread_idx_y, thread_linear, Global,
 };
 use crate::kernel;
@@ -24,7 +24,7 @@ kernel! {
     /// `(2r + 1)²` times (mostly from L1/L2): correct, simple, and far from
     /// memory speed. The first rung.
     pub fn blur_naive(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        let (x, y) = (global_x(), global_y());
+        let (x, y) = (global_x(), global_row());
         if x < p.width && y < p.height {
             let img = pixel_layout(p.width, p.height, p.channels);
             let (x0, x1) = (window_lo(x, p.radius), window_hi(x, p.radius, p.width));
@@ -60,7 +60,7 @@ kernel! {
         let sh = dynamic_shared::<u8>();
         // Tile byte (tr, tb) holds image row by0 + tr - r, image byte
         // (bx0 - r) · ch + tb, or 0 outside the image.
-        let (bx0, by0) = (block_idx_x() * PIXEL_BLOCK[0], block_idx_y() * PIXEL_BLOCK[1]);
+        let (bx0, by0) = (block_idx_x() * PIXEL_BLOCK[0], block_row() * PIXEL_BLOCK[1]);
         let mut i = thread_linear() as usize;
         while i < tile.size() {
             let (tr, tb) = ((i / tile.cols) as u32, (i % tile.cols) as u32);
@@ -71,7 +71,7 @@ kernel! {
             i += block_threads() as usize;
         }
         sync_threads();
-        let (x, y) = (global_x(), global_y());
+        let (x, y) = (global_x(), global_row());
         if x < p.width && y < p.height {
             let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);
             let count = blur_count(x, y, r, p.width, p.height);
@@ -150,7 +150,7 @@ unsafe fn blur_fast_body<const C: u32, const R: u32>(input: Global<u8>, output: 
         let (tin, ths) = (fast_in_layout(R), fast_hsum_layout(R));
         let sh_in = dynamic_shared::<u8>();
         let sh_hs = sh_in.offset(tin.size()).cast::<u16>();
-        let (x0, y0) = (block_idx_x() * FAST_TILE_W, block_idx_y() * FAST_TILE_H);
+        let (x0, y0) = (block_idx_x() * FAST_TILE_W, block_row() * FAST_TILE_H);
         let (tid, nt) = (thread_linear(), FAST_THREADS);
         let rows = fast_tile_rows(R);
         // Rows that are whole 16-byte chunks take vector loads and stores.

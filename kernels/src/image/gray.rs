@@ -3,7 +3,7 @@
 use core::simd::u32x4;
 
 use super::index::{gray_chunk_in, gray_chunk_out, gray_of, pixel_layout, GRAY_VEC_PIXELS};
-use crate::arch::{global_x, global_y, Global};
+use crate::arch::{global_row, global_x, Global};
 use crate::kernel;
 
 kernel! {
@@ -14,7 +14,7 @@ kernel! {
     /// strides make every warp issue four memory instructions for 128
     /// useful bytes, so it stays well below copy bandwidth. The first rung.
     pub fn rgb_to_gray(rgb: Global<u8>, gray: Global<u8>, width: u32, height: u32) {
-        let (x, y) = (global_x(), global_y());
+        let (x, y) = (global_x(), global_row());
         let src = pixel_layout(width, height, 3);
         if src.in_bounds(y as usize, x as usize, 0) {
             let r = rgb.read(src.offset(y as usize, x as usize, 0));

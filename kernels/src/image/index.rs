@@ -4,7 +4,7 @@
 //! device and by the host launcher and the CPU references, and
 //! property-tested below.
 
-use crate::launch::LaunchConfig;
+use crate::launch::{LaunchConfig, MAX_GRID_YZ};
 use crate::layout::{Layout2, Layout3};
 
 // ---------------------------------------------------------------------------
@@ -184,7 +184,7 @@ pub const PIXEL_BLOCK: [u32; 2] = [16, 16];
 /// blocks, and the last block column (x ≥ 48, 14 of 16 threads work) and
 /// row (y ≥ 64, 12 of 16 work) make four kinds of block.
 pub const fn pixel_config(width: u32, height: u32) -> LaunchConfig {
-    LaunchConfig::cover_2d(width, height, PIXEL_BLOCK)
+    LaunchConfig::cover_2d(width, height, PIXEL_BLOCK).fold_rows()
 }
 
 /// Pixels per thread of [`rgb_to_gray_vec16`](super::rgb_to_gray_vec16):
@@ -316,6 +316,7 @@ pub const fn blur_fast_config(p: ImageParams) -> LaunchConfig {
         block: [FAST_BLOCK[0], FAST_BLOCK[1], 1],
         shared_bytes: fast_shared_bytes(p.radius),
     }
+    .fold_rows()
 }
 
 // ---------------------------------------------------------------------------
@@ -749,11 +750,21 @@ pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
 
 /// One thread per element, 3D blocks of 32 × 4 × 2.
 pub const fn volume_config(v: VolumeParams) -> LaunchConfig {
-    LaunchConfig {
-        grid: [v.cols.div_ceil(VOLUME_BLOCK[0]), v.rows.div_ceil(VOLUME_BLOCK[1]), v.planes.div_ceil(VOLUME_BLOCK[2])],
-        block: VOLUME_BLOCK,
-        shared_bytes: 0,
-    }
+    let [bx, by, bz] = volume_blocks(v);
+    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0 }
+}
+
+const fn min_u32(a: u32, b: u32) -> u32 {
+    if a < b { a } else { b }
+}
+
+/// Blocks of [`VOLUME_BLOCK`] covering the volume along cols, rows and
+/// planes. The grid launched ([`volume_config`]) is this, capped at
+/// [`MAX_GRID_YZ`] in y and z; the kernel walks the rest of the block rows
+/// and planes in grid-sized strides, so any extent runs.
+#[inline(always)]
+pub const fn volume_blocks(v: VolumeParams) -> [u32; 3] {
+    [v.cols.div_ceil(VOLUME_BLOCK[0]), v.rows.div_ceil(VOLUME_BLOCK[1]), v.planes.div_ceil(VOLUME_BLOCK[2])]
 }
 
 #[cfg(test)]

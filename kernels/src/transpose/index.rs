@@ -37,13 +37,13 @@ pub const WARP: usize = 32;
 /// One thread per input element, `x` along the input's rows (the naive row
 /// rung: thread `(x, y)` handles input `(y, x)`).
 pub const fn naive_config(nx: u32, ny: u32) -> LaunchConfig {
-    LaunchConfig::cover_2d(nx, ny, NAIVE_BLOCK)
+    LaunchConfig::cover_2d(nx, ny, NAIVE_BLOCK).fold_rows()
 }
 
 /// One thread per output element, `x` along the output's rows (the naive
 /// column rung: thread `(x, y)` handles output `(y, x)` = input `(x, y)`).
 pub const fn naive_col_config(nx: u32, ny: u32) -> LaunchConfig {
-    LaunchConfig::cover_2d(ny, nx, NAIVE_BLOCK)
+    LaunchConfig::cover_2d(ny, nx, NAIVE_BLOCK).fold_rows()
 }
 
 /// Input coordinate `(row, col)` of the naive-row thread at global `(x, y)`.
@@ -161,6 +161,7 @@ impl SmemTile {
             block: [WARP as u32, self.block_y as u32, 1],
             shared_bytes: self.shared_bytes(4),
         }
+        .fold_rows()
     }
 }
 
@@ -308,6 +309,7 @@ impl VecTile {
             block: [self.threads as u32, 1, 1],
             shared_bytes: self.shared_bytes(4),
         }
+        .fold_rows()
     }
 
     /// Whether an `nx × ny` input can use 16-byte accesses: every row must

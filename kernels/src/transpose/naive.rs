@@ -1,7 +1,7 @@
 //! The naive rungs: one thread per element, no shared memory.
 
 use super::index::{input_layout, naive_col_coord, naive_row_coord, output_layout};
-use crate::arch::{global_x, global_y, Global};
+use crate::arch::{global_row, global_x, Global};
 use crate::kernel;
 
 kernel! {
@@ -11,7 +11,7 @@ kernel! {
     /// sector per lane). The strided write caps it far below copy bandwidth.
     /// Launch: [`super::index::naive_config`].
     pub fn transpose_naive_row(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        let (r, c) = naive_row_coord(global_x(), global_y());
+        let (r, c) = naive_row_coord(global_x(), global_row());
         let src = input_layout(nx, ny);
         if src.in_bounds(r, c) {
             let v = input.read(src.offset(r, c));
@@ -29,7 +29,7 @@ kernel! {
     /// partial-sector write costs DRAM a read-modify-write), so this is
     /// usually the faster naive rung. Launch: [`super::index::naive_col_config`].
     pub fn transpose_naive_col(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        let (r, c) = naive_col_coord(global_x(), global_y());
+        let (r, c) = naive_col_coord(global_x(), global_row());
         let dst = output_layout(nx, ny);
         if dst.in_bounds(r, c) {
             let v = input.read(input_layout(nx, ny).offset(c, r));

@@ -1,7 +1,7 @@
 //! The shared-memory rungs with scalar (4-byte) accesses.
 
 use super::index::{self as ix, input_layout, output_layout, SmemTile};
-use crate::arch::{block_idx_x, block_idx_y, dynamic_shared, sync_threads, thread_idx_x, thread_idx_y, thread_linear, Global};
+use crate::arch::{block_idx_x, block_row, dynamic_shared, sync_threads, thread_idx_x, thread_idx_y, thread_linear, Global};
 use crate::kernel;
 
 /// The body every scalar tiled kernel instantiates: `N` (= `g.per_thread()`)
@@ -29,7 +29,7 @@ unsafe fn smem_tile<const N: usize>(g: SmemTile, input: Global<f32>, output: Glo
     unsafe {
         assert!(N == g.per_thread());
         let (tx, ty) = (thread_idx_x(), thread_idx_y());
-        let (bx, by) = (block_idx_x(), block_idx_y());
+        let (bx, by) = (block_idx_x(), block_row());
         let src = input_layout(nx, ny); // (ny, nx)
         let dst = output_layout(nx, ny); // (nx, ny)
         let tile = g.shared_layout(); // (rows, cols + pad)

@@ -4,7 +4,7 @@
 use core::simd::f32x4;
 
 use super::index::{self as ix, input_layout, output_layout, VecTile, VEC};
-use crate::arch::{block_idx_x, block_idx_y, dynamic_shared, sync_threads, thread_idx_x, Global};
+use crate::arch::{block_idx_x, block_row, dynamic_shared, sync_threads, thread_idx_x, Global};
 use crate::kernel;
 
 /// Transposes a 4 × 4 block held as 4 row vectors.
@@ -37,7 +37,7 @@ unsafe fn vec_tile<const J: usize>(g: VecTile, input: Global<f32>, output: Globa
     unsafe {
         assert!(J == g.blocks_per_thread());
         let t = thread_idx_x();
-        let (bx, by) = (block_idx_x(), block_idx_y());
+        let (bx, by) = (block_idx_x(), block_row());
         let src = input_layout(nx, ny); // (ny, nx)
         let dst = output_layout(nx, ny); // (nx, ny)
         let smem = dynamic_shared::<f32>();
