@@ -28,7 +28,7 @@ fn bench(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group(format!("sgemm_{N}"));
     g.throughput(Throughput::Elements((2 * N * N * N) as u64)); // flops
-    for v in [GemmVariant::Vectorized, GemmVariant::DoubleBuffered, GemmVariant::Warptile(WarpConfig::B128x128x8W32x64), GemmVariant::Auto] {
+    for v in [GemmVariant::Vectorized, GemmVariant::DoubleBuffered, GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2), GemmVariant::Auto] {
         let gemm = Gemm::new(N, N, N).variant(v);
         g.bench_function(v.name(), |bch| {
             bch.iter(|| {

@@ -1,15 +1,25 @@
 //! Deflates the committed PTX so that every binary embeds a few hundred KB
-//! instead of several MB of text (see `backend::ptx_sm80`).
+//! instead of several MB of text (see `backend::ptx_modules`): the default
+//! module always, the experiments module with the `experiments` feature.
 
 use std::path::PathBuf;
 
-fn main() {
-    let src = PathBuf::from("ptx/sm_80.ptx");
+fn deflate(name: &str) {
+    let src = PathBuf::from(format!("ptx/{name}.ptx"));
     println!("cargo::rerun-if-changed={}", src.display());
-    let text = std::fs::read(&src).unwrap_or_else(|e| {
-        panic!("cannot read {}: {e} (run `cargo xtask build-ptx`)", src.display())
-    });
+    let text = std::fs::read(&src).unwrap_or_else(|e| panic!("cannot read {}: {e} (run `cargo xtask build-ptx`)", src.display()));
     let packed = miniz_oxide::deflate::compress_to_vec(&text, 9);
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("sm_80.ptx.deflate");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join(format!("{}.ptx.deflate", name.replace('/', "-")));
     std::fs::write(&out, packed).unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+}
+
+fn main() {
+    deflate("sm_80");
+    // The kernels crate says whether it compiled the experiments (see its
+    // build.rs); the host follows it, whatever its own features.
+    println!("cargo::rustc-check-cfg=cfg(ferrotile_experiments)");
+    if std::env::var_os("DEP_FERROTILE_KERNELS_EXPERIMENTS").is_some() {
+        println!("cargo::rustc-cfg=ferrotile_experiments");
+        deflate("experiments/sm_80");
+    }
 }

@@ -10,14 +10,20 @@ use ferrotile_kernels::launch::LaunchConfig;
 
 use crate::error::{Error, Result};
 
-/// The PTX built by `cargo xtask build-ptx` for the `sm_80` baseline (runs
-/// on Ampere and later, Hopper included), deflated by `build.rs`: the fully
-/// unrolled kernels make the text several MB, and every binary embeds it.
-const PTX_SM80_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate"));
+/// The PTX modules built by `cargo xtask build-ptx`, deflated by
+/// `build.rs` (the fully unrolled kernels make the text several MB, and
+/// every binary embeds it): the `sm_80` baseline (runs on Ampere and
+/// later, Hopper included) and, with the `experiments` feature, the
+/// experiment kernels.
+const PTX_MODULES: &[(&str, &[u8])] = &[
+    ("sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate"))),
+    #[cfg(ferrotile_experiments)]
+    ("experiments/sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/experiments-sm_80.ptx.deflate"))),
+];
 
-/// The embedded PTX as text.
-pub(crate) fn ptx_sm80() -> Result<String> {
-    let bytes = miniz_oxide::inflate::decompress_to_vec(PTX_SM80_DEFLATED)
+/// An embedded PTX module as text.
+pub(crate) fn ptx_text(deflated: &[u8]) -> Result<String> {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(deflated)
         .map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: format!("{e:?}") })?;
     String::from_utf8(bytes).map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: e.to_string() })
 }
@@ -57,7 +63,7 @@ pub struct DeviceInfo {
 pub(crate) struct Cuda {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    modules: Vec<Arc<CudaModule>>,
     functions: Mutex<HashMap<&'static str, Arc<CudaFunction>>>,
     pub(crate) info: DeviceInfo,
 }
@@ -107,9 +113,10 @@ impl Context {
         // SAFETY: every buffer of this context is used on its one stream.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx_sm80()?))
-            .map_err(driver("loading the PTX module"))?;
+        let modules = PTX_MODULES
+            .iter()
+            .map(|(_, deflated)| ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx_text(deflated)?)).map_err(driver("loading a PTX module")))
+            .collect::<Result<Vec<_>>>()?;
         use sys::CUdevice_attribute as A;
         let info = DeviceInfo {
             name: ctx.name().map_err(driver("reading the device name"))?,
@@ -120,7 +127,7 @@ impl Context {
                 .map_err(driver("reading attributes"))?,
         };
         Ok(Context {
-            inner: Arc::new(Inner::Cuda(Box::new(Cuda { ctx, stream, module, functions: Mutex::new(HashMap::new()), info }))),
+            inner: Arc::new(Inner::Cuda(Box::new(Cuda { ctx, stream, modules, functions: Mutex::new(HashMap::new()), info }))),
         })
     }
 
@@ -251,9 +258,10 @@ impl Context {
         let f = match fs.get(name) {
             Some(f) => f.clone(),
             None => {
-                let f = Arc::new(c.module.load_function(name).map_err(|e| Error::Launch {
+                let found = c.modules.iter().find_map(|m| m.load_function(name).ok());
+                let f = Arc::new(found.ok_or_else(|| Error::Launch {
                     kernel: name,
-                    detail: format!("not in the PTX module ({e}); rebuild with `cargo xtask build-ptx`"),
+                    detail: "not in the PTX modules; rebuild with `cargo xtask build-ptx`".into(),
                 })?);
                 fs.insert(name, f.clone());
                 f

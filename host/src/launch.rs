@@ -6,7 +6,7 @@
 
 use ferrotile_kernels::arch::Global;
 use ferrotile_kernels::image::{ImageParams, SlideParams, VolumeParams};
-use ferrotile_kernels::sgemm::GemmParams;
+use ferrotile_kernels::gemm::GemmParams;
 
 use crate::backend::{Buffer, Element};
 

@@ -76,7 +76,7 @@ pub const MAX_GRID_X: u32 = i32::MAX as u32;
 /// allocation unit) so that `min_blocks_per_sm` blocks fit on one SM, and
 /// the driver refuses launches with more than `max_threads` threads per
 /// block. Take `max_threads` from the same constant the host launcher takes
-/// its block size from (e.g. [`crate::sgemm::Tiling::threads`]), and list a
+/// its block size from (e.g. [`crate::gemm::simt::Tiling::threads`]), and list a
 /// kernel only if `cargo xtask ptxas-report` shows no spills under the cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
@@ -100,8 +100,8 @@ impl LaunchBounds {
 
 /// Every kernel with launch bounds (read by the PTX linker in `xtask`):
 /// the families' tables, concatenated.
-pub const LAUNCH_BOUNDS: &[LaunchBounds] = &concat::<{ crate::sgemm::LAUNCH_BOUNDS.len() + crate::image::LAUNCH_BOUNDS.len() }>(
-    crate::sgemm::LAUNCH_BOUNDS,
+pub const LAUNCH_BOUNDS: &[LaunchBounds] = &concat::<{ crate::gemm::simt::LAUNCH_BOUNDS.len() + crate::image::LAUNCH_BOUNDS.len() }>(
+    crate::gemm::simt::LAUNCH_BOUNDS,
     crate::image::LAUNCH_BOUNDS,
 );
 

@@ -37,8 +37,9 @@ pub mod launch;
 pub mod layout;
 
 pub mod image;
-pub mod sgemm;
+pub mod gemm;
 pub mod transpose;
+pub mod variants;
 pub mod vec_add;
 
 #[cfg(target_arch = "nvptx64")]

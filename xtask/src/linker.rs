@@ -38,6 +38,11 @@ use crate::util::{self, Context, Result, fail};
 /// rustc passes it on to the linker it starts.
 pub const ENV: &str = "FERROTILE_PTX_LINKER";
 
+/// Set by `build-ptx` for a PTX module that must leave out kernels another
+/// module already holds (the experiments module): a comma-separated list
+/// of entry names dropped from the exported kernels.
+pub const EXCLUDE_ENV: &str = "FERROTILE_PTX_EXCLUDE";
+
 /// Overrides where `llvm-link`, `opt` and `llc` are looked up.
 pub const TOOLS_ENV: &str = "FERROTILE_LLVM_TOOLS";
 
@@ -70,7 +75,11 @@ pub struct LinkArgs {
 /// Entry point of linker mode; `args` excludes the program name.
 pub fn main(args: Vec<OsString>) -> Result<()> {
     let args = expand_response_files(args, 0)?;
-    let link = parse_args(&args)?;
+    let mut link = parse_args(&args)?;
+    if let Ok(list) = std::env::var(EXCLUDE_ENV) {
+        let excluded: Vec<&str> = list.split(',').filter(|s| !s.is_empty()).collect();
+        link.exports.retain(|e| !excluded.contains(&e.as_str()));
+    }
     link_ptx(&link)
 }
 
@@ -356,7 +365,10 @@ fn link_ptx(link: &LinkArgs) -> Result<()> {
     // 5. Launch bounds.
     let text = util::read(&tmp_ptx)?;
     let text = String::from_utf8(text).map_err(|_| util::Error("llc wrote PTX that is not UTF-8".into()))?;
-    let text = crate::directives::apply(&text, ferrotile_kernels::launch::LAUNCH_BOUNDS)?;
+    // The bounds of the kernels this module exports (the table also holds
+    // those of the other module's kernels).
+    let bounds: Vec<_> = ferrotile_kernels::launch::LAUNCH_BOUNDS.iter().filter(|b| link.exports.iter().any(|e| e == b.kernel)).copied().collect();
+    let text = crate::directives::apply(&text, &bounds)?;
     util::write(&tmp_ptx, text.as_bytes())?;
     std::fs::rename(&tmp_ptx, output)
         .context(|| format!("cannot move {} to {}", tmp_ptx.display(), output.display()))?;

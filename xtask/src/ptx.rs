@@ -9,8 +9,13 @@ use crate::util::{self, Context, Result, fail};
 
 /// One PTX file the kernels crate is compiled to.
 pub struct PtxTarget {
-    /// `-C target-cpu` and the file name: `host/ptx/<arch>.ptx`.
+    /// `-C target-cpu`.
     pub arch: &'static str,
+    /// The file, `host/ptx/<file>.ptx`.
+    pub file: &'static str,
+    /// A target built before this one whose kernels this module leaves out
+    /// (the experiments module holds only the experiments).
+    pub exclude_kernels_of: Option<&'static str>,
     /// Cargo features of `ferrotile-kernels` enabled for this build.
     pub features: &'static [&'static str],
     /// Extra `--cfg` values given to rustc for the kernels crate.
@@ -19,15 +24,21 @@ pub struct PtxTarget {
     pub ptxas_archs: &'static [&'static str],
 }
 
-/// Every PTX build. The sm_80 baseline runs from Ampere on and is checked
-/// for Hopper too. A Hopper-only module would be a second entry, e.g.
-/// `PtxTarget { arch: "sm_90a", features: &["sm90a"], cfgs: &[], ptxas_archs: &["sm_90a"] }`.
-pub const TARGETS: &[PtxTarget] = &[PtxTarget {
-    arch: "sm_80",
-    features: &[],
-    cfgs: &[],
-    ptxas_archs: &["sm_80", "sm_90"],
-}];
+/// Every PTX build, in build order. The sm_80 baseline runs from Ampere on
+/// and is checked for Hopper too; the experiments module holds the kernels
+/// kept for the record (feature `experiments`), which no default build
+/// loads.
+pub const TARGETS: &[PtxTarget] = &[
+    PtxTarget { arch: "sm_80", file: "sm_80", exclude_kernels_of: None, features: &[], cfgs: &[], ptxas_archs: &["sm_80", "sm_90"] },
+    PtxTarget {
+        arch: "sm_80",
+        file: "experiments/sm_80",
+        exclude_kernels_of: Some("sm_80"),
+        features: &["experiments"],
+        cfgs: &[],
+        ptxas_archs: &["sm_80", "sm_90"],
+    },
+];
 
 pub const KERNELS_PACKAGE: &str = "ferrotile-kernels";
 const KERNELS_CRATE: &str = "ferrotile_kernels";
@@ -36,7 +47,13 @@ const KERNELS_CRATE: &str = "ferrotile_kernels";
 pub const PTX_DIR: &str = "host/ptx";
 
 pub fn committed_path(target: &PtxTarget) -> PathBuf {
-    Path::new(PTX_DIR).join(format!("{}.ptx", target.arch))
+    Path::new(PTX_DIR).join(format!("{}.ptx", target.file))
+}
+
+/// Where cargo builds `target` (one directory per feature set, so that
+/// switching between them does not rebuild).
+fn target_dir(target: &PtxTarget) -> PathBuf {
+    Path::new("target").join(format!("ptx-{}", target.file.replace('/', "-")))
 }
 
 /// A copy of this executable, named by a hash of its contents, to give rustc
@@ -64,9 +81,19 @@ pub fn set_executable(path: &Path) -> Result<()> {
         .context(|| format!("cannot make {} executable", path.display()))
 }
 
-/// Compiles the kernels crate for one target (in `target/ptx-<arch>`) and
-/// returns the PTX that cargo produced.
-pub fn compile(target: &PtxTarget) -> Result<String> {
+/// Compiles the kernels crate for one target (in [`target_dir`]) and
+/// returns the PTX that cargo produced. `built`: the PTX of the targets
+/// built before it (`(file, text)`), for `exclude_kernels_of`.
+pub fn compile(target: &PtxTarget, built: &[(&str, String)]) -> Result<String> {
+    let exclude = match target.exclude_kernels_of {
+        None => String::new(),
+        Some(base) => {
+            let Some((_, text)) = built.iter().find(|(f, _)| *f == base) else {
+                return fail(format!("PTX target {} needs {base} built first", target.file));
+            };
+            entries(text).into_iter().map(|e| e.name).collect::<Vec<_>>().join(",")
+        }
+    };
     let linker = linker_copy()?;
     let mut cmd = util::cargo();
     cmd.args([
@@ -79,7 +106,7 @@ pub fn compile(target: &PtxTarget) -> Result<String> {
     ])
     .args(["-Zbuild-std=core", "--crate-type", "cdylib"])
     .arg("--target-dir")
-    .arg(Path::new("target").join(format!("ptx-{}", target.arch)))
+    .arg(target_dir(target))
     .arg(json::MESSAGE_FORMAT);
     if !target.features.is_empty() {
         cmd.arg("--features").arg(target.features.join(","));
@@ -97,7 +124,7 @@ pub fn compile(target: &PtxTarget) -> Result<String> {
     // Set, and empty: cargo then ignores RUSTFLAGS, CARGO_BUILD_RUSTFLAGS,
     // CARGO_TARGET_*_RUSTFLAGS and `rustflags` in config files, so flags of
     // the outer (host) build never reach the device build.
-    cmd.env("CARGO_ENCODED_RUSTFLAGS", "").env(linker::ENV, "1");
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", "").env(linker::ENV, "1").env(linker::EXCLUDE_ENV, &exclude);
     let messages = json::cargo_artifacts(&mut cmd)
         .map_err(|e| util::Error(format!("building the PTX for {} failed: {e}", target.arch)))?;
     let ptx = messages
@@ -201,9 +228,13 @@ pub fn print_summary(label: &str, ptx: &str) {
 
 /// `cargo xtask build-ptx`: compile every target and write `host/ptx/`.
 pub fn build() -> Result<()> {
+    let mut built: Vec<(&str, String)> = Vec::new();
     for target in TARGETS {
-        let text = compile(target)?;
+        let text = compile(target, &built)?;
         let dest = committed_path(target);
+        if let Some(dir) = dest.parent() {
+            util::create_dir_all(dir)?;
+        }
         let unchanged = std::fs::read_to_string(&dest).is_ok_and(|old| old == text);
         if !unchanged {
             util::write(&dest, text.as_bytes())?;
@@ -216,6 +247,7 @@ pub fn build() -> Result<()> {
             ),
             &text,
         );
+        built.push((target.file, text));
     }
     Ok(())
 }
@@ -227,9 +259,10 @@ pub fn check() -> Result<()> {
     let mut fresh = Vec::new();
     let check_dir = Path::new("target").join("ptx-check");
     util::remove_dir_all(&check_dir)?;
+    let mut built: Vec<(&str, String)> = Vec::new();
     for target in TARGETS {
-        let text = compile(target)?;
-        let copy = check_dir.join(format!("{}.ptx", target.arch));
+        let text = compile(target, &built)?;
+        let copy = check_dir.join(format!("{}.ptx", target.file.replace('/', "-")));
         util::write(&copy, text.as_bytes())?;
         let committed = committed_path(target);
         match std::fs::read_to_string(&committed) {
@@ -243,9 +276,11 @@ pub fn check() -> Result<()> {
         }
         print_summary(&format!("{} (fresh build)", copy.display()), &text);
         fresh.push((target, copy));
+        built.push((target.file, text));
     }
     // PTX files nobody builds any more.
-    if let Ok(listing) = util::sorted_entries(Path::new(PTX_DIR)) {
+    let dirs = [Path::new(PTX_DIR).to_path_buf(), Path::new(PTX_DIR).join("experiments")];
+    for listing in dirs.iter().filter_map(|d| util::sorted_entries(d).ok()) {
         for path in listing {
             if path.extension().is_some_and(|e| e == "ptx")
                 && !TARGETS.iter().any(|t| committed_path(t) == path)

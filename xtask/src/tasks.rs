@@ -88,14 +88,17 @@ pub fn test(args: &[String]) -> Result<()> {
         failed.push("check-ptx");
     }
 
+    // xtask builds the kernels crate with its experiments (for their launch
+    // bounds), so it is tested on its own: the workspace run then builds
+    // exactly what a user of the library gets.
     let mut cmd = util::cargo();
-    cmd.args(["test", "--workspace", "--release"]).args(extra);
+    cmd.args(["test", "--workspace", "--exclude", "xtask", "--release"]).args(extra);
     heading(
         4,
         4,
-        &format!("cargo test --workspace --release {}", extra.join(" ")).trim_end(),
+        &format!("cargo test --workspace --exclude xtask --release {}", extra.join(" ")).trim_end(),
     );
-    let totals = match run_counting(&mut cmd) {
+    let mut totals = match run_counting(&mut cmd) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {e}");
@@ -103,6 +106,40 @@ pub fn test(args: &[String]) -> Result<()> {
             TestTotals::default()
         }
     };
+
+    // xtask's own tests, then the experiment kernels (feature
+    // `experiments`, their own PTX module): the kernel tests once more with
+    // them built in.
+    for (what, args) in [
+        ("cargo test --release -p xtask", &["test", "--release", "-p", "xtask"][..]),
+    ] {
+        println!("\n$ {what}");
+        match run_counting(util::cargo().args(args)) {
+            Ok(t) => {
+                totals.passed += t.passed;
+                totals.failed += t.failed;
+                totals.ignored += t.ignored;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed.push("cargo test -p xtask");
+            }
+        }
+    }
+    let mut cmd = util::cargo();
+    cmd.args(["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--features", "experiments"]).args(extra);
+    println!("\n==> [4/4] cargo test --release -p ferrotile-cli --test kernels --features experiments");
+    match run_counting(&mut cmd) {
+        Ok(t) => {
+            totals.passed += t.passed;
+            totals.failed += t.failed;
+            totals.ignored += t.ignored;
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            failed.push("cargo test --features experiments");
+        }
+    }
 
     // The closing line: totals of every libtest binary (`skipped` are the
     // `cuda::` tests on a machine without a GPU).

@@ -1,56 +1,17 @@
-//! SGEMM ladder: `C = α·A·B + β·C`, f32, row-major with leading dimensions.
+//! GEMM `C = α·op(A)·op(B) + β·C`, row-major with leading dimensions, and
+//! the engines that compute it:
+//!
+//! * [`simt`]: the f32 ladder on CUDA cores (`sgemm_*` kernels);
+//! * `mma` (tensor cores, `mma.sync`, sm_80) and `wgmma` (Hopper) share
+//!   [`GemmParams`], the operand layouts and the epilogue.
 //!
 //! `A` is `(m, k)` with leading dimension `lda`, `B` is `(k, n)` with `ldb`,
-//! `C` is `(m, n)` with `ldc`. Every rung reads its operands through the
-//! layouts built by [`GemmParams`].
+//! `C` is `(m, n)` with `ldc`.
 
-pub mod index;
-mod k02_coalesced;
-mod k03_shared;
-mod k04_blocktile_1d;
-mod k05_blocktile_2d;
-mod k06_vectorized;
-mod k07_conflict_free;
-mod k08_double_buffered;
-mod k09_warptile;
-pub mod k10_multistage;
-mod naive;
-pub mod tiled;
-
-pub use k02_coalesced::*;
-pub use k03_shared::*;
-pub use k04_blocktile_1d::*;
-pub use k05_blocktile_2d::*;
-pub use k06_vectorized::*;
-pub use k07_conflict_free::*;
-pub use k08_double_buffered::*;
-pub use k09_warptile::*;
-pub use k10_multistage::*;
-pub use naive::*;
-pub use tiled::Tiling;
+pub mod simt;
 
 use crate::arch::{fma, Global};
-use crate::launch::LaunchBounds;
 use crate::layout::Layout2;
-
-/// Every SGEMM kernel with launch bounds: rung 9's
-/// ([`WARPTILE_BOUNDS`]) then rung 10's ([`k10_multistage::LAUNCH_BOUNDS`]).
-pub const LAUNCH_BOUNDS: &[LaunchBounds] = &{
-    const N9: usize = WARPTILE_BOUNDS.len();
-    const N10: usize = k10_multistage::LAUNCH_BOUNDS.len();
-    let mut all = [WARPTILE_BOUNDS[0]; N9 + N10];
-    let mut i = 0;
-    while i < N10 {
-        all[N9 + i] = k10_multistage::LAUNCH_BOUNDS[i];
-        i += 1;
-    }
-    let mut i = 0;
-    while i < N9 {
-        all[i] = WARPTILE_BOUNDS[i];
-        i += 1;
-    }
-    all
-};
 
 /// The epilogue every rung uses: `C[o] = α·acc + β·C[o]`. With β = 0 the
 /// old `C` is not read (BLAS semantics: NaN or garbage in `C` does not

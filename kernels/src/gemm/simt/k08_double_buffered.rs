@@ -1,6 +1,6 @@
 //! Rung 8: double-buffered main loop.
 
-use super::tiled::{tiled_kernel, Tiling};
+use super::float4::{tiled_kernel, Tiling};
 
 /// The swizzled rung with two shared stages.
 pub const DOUBLE_BUFFERED: Tiling = Tiling { stages: 2, ..super::SWIZZLED_TILES };

@@ -1,7 +1,7 @@
 //! Rung 6: float4 global loads, `A` stored transposed in shared memory.
 
 use super::index::PLAIN;
-use super::tiled::{tiled_kernel, Tiling};
+use super::float4::{tiled_kernel, Tiling};
 
 /// 128 × 128 × 8 block tile, 8 × 8 results per thread, 256 threads, plain
 /// shared tiles, one stage.

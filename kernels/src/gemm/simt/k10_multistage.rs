@@ -58,13 +58,14 @@ use super::index::{
     LaneTiling, SmemTile, PLAIN,
 };
 use super::k09_warptile::warptile;
-use super::tiled::{self, Tiling};
+use super::float4::{self, Tiling};
 use super::{write_c, GemmParams};
 use crate::arch::{
     block_idx_x, block_idx_y, cp_async_16, cp_async_4, cp_async_4_zfill, cp_async_commit, cp_async_wait_group, dynamic_shared, fma, sync_threads,
     thread_idx_x, Global, Shared,
 };
-use crate::launch::{LaunchBounds, LaunchConfig};
+use crate::launch::LaunchConfig;
+use crate::variant_family;
 use crate::layout::Layout2;
 
 /// Shared memory one block may use on sm_80 and sm_90 (227 KiB).
@@ -127,10 +128,6 @@ impl Multistage {
     /// 16-byte copies per thread for the `B` tile.
     pub const fn b_passes(&self) -> usize {
         tile_load_passes(self.bk, self.bn, self.threads(), 4)
-    }
-    /// Launch bounds for the kernel `name` running this configuration.
-    pub const fn bounds(&self, name: &'static str, min_blocks_per_sm: u32) -> LaunchBounds {
-        LaunchBounds { kernel: name, max_threads: self.threads() as u32, min_blocks_per_sm }
     }
     /// Grid and shared memory for `p`.
     pub const fn config(&self, p: &GemmParams) -> LaunchConfig {
@@ -477,9 +474,9 @@ macro_rules! multistage_kernel {
     ($(#[$m:meta])* $name:ident = $cfg:path) => {
         $crate::kernel! {
             $(#[$m])*
-            pub fn $name(p: $crate::sgemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
+            pub fn $name(p: $crate::gemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
                 const _: () = assert!($cfg.validate(), "invalid multistage configuration");
-                $crate::sgemm::k10_multistage::body::<
+                $crate::gemm::simt::k10_multistage::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.wm }, { $cfg.wn }, { $cfg.tm }, { $cfg.tn }, { $cfg.stages }, { $cfg.av },
                 >(p, a, b, c)
             }
@@ -499,33 +496,27 @@ pub const MS_256X128X8_S3: Multistage = ms(256, 128, 8, 64, 64, 16, 8, 3);
 /// 3 stages (36 KiB).
 pub const MS_128X256X8_S3: Multistage = ms(128, 256, 8, 64, 64, 8, 16, 3);
 
-multistage_kernel! {
-    /// Multistage, 256 × 128 × 8 (16 × 8 per thread, 255 registers, one
-    /// block of 8 warps per SM), 3 stages. Expected: cuBLAS's structure,
-    /// within a few percent of it. Measured (H200, 2026-11-22): 88% of
-    /// cuBLAS at 4096³ and 8192³, below rung 9's best (93–94%). ncu at
-    /// 4096³: the same shared-load wavefronts as cuBLAS's kernel (335 M)
-    /// and fewer instructions (2.35 G against 2.43 G), but 2.62 warp
-    /// cycles per issued instruction against 2.21: more dispatch stalls
-    /// (0.25 against 0.10 per instruction) and MIO throttling (0.12
-    /// against 0.00). A 4th stage changes nothing (88.1–88.5%).
-    sgemm_multistage_256x128x8_s3 = MS_256X128X8_S3
-}
-multistage_kernel! {
-    /// Multistage, 128 × 256 × 8 (8 × 16 per thread, lanes 8 × 4), 3
-    /// stages: the compute loop holds `A` (8 × 4) and streams `B`.
-    /// Measured (H200): 72% of cuBLAS at 4096³ and 8192³, far below the
-    /// transposed orientation.
-    sgemm_multistage_128x256x8_s3 = MS_128X256X8_S3
+/// Rung 10's configurations, one row each (see [`crate::variants`] and
+/// [`crate::simt_warptile_table`]). None has launch bounds: 128 × 128 × 8
+/// at `(256, 2)` spilled in the edge loop on sm_90 and measured slower.
+#[macro_export]
+macro_rules! simt_multistage_table {
+    ($then:ident) => { $then! {
+        /// The configurations of the multistage rung (block tile, `BK`,
+        /// stages).
+        pub enum StageConfig: $crate::gemm::simt::Multistage;
+
+        /// The ladder's rung 10: 256 × 128 × 8 (16 × 8 per thread, one
+        /// block of 8 warps per SM), 3 stages: cuBLAS's tile size, thread
+        /// count and pipeline depth for large SGEMMs.
+        [cfg(all())] B256x128x8S3 => sgemm_multistage_256x128x8_s3 = multistage_kernel!(MS_256X128X8_S3), bounds 0;
+        /// 128 × 256 × 8 (8 × 16 per thread, lanes 8 × 4), 3 stages: the
+        /// compute loop holds `A` (8 × 4) and streams `B`.
+        [cfg(ferrotile_experiments)] B128x256x8S3 => sgemm_multistage_128x256x8_s3 = multistage_kernel!(MS_128X256X8_S3), bounds 0;
+    } };
 }
 
-/// The rung-10 kernels with launch bounds: none. Tried and left out:
-/// 128 × 128 × 8 with 3 and 4 stages at `(256, 2)` (`AV = 2`): 4 bytes of
-/// spills on sm_90 in the edge loop, and measured 82% of cuBLAS (dispatch
-/// stalls 0.86 per instruction against rung 9's 0.38); the transposed
-/// variant of rung 9's 128 × 128 × 8 at `(256, 2)`: 16 bytes of spills on
-/// sm_80, measured 67–69%.
-pub const LAUNCH_BOUNDS: [LaunchBounds; 0] = [];
+crate::simt_multistage_table!(variant_family);
 
 /// Rung 10 with rung 9's compute loop: `A` is transposed on its way to
 /// shared memory by element-wise copies.
@@ -561,10 +552,6 @@ impl MultistageT {
     pub const fn shared_bytes(&self) -> u32 {
         (self.stages * self.stage_floats() * 4) as u32
     }
-    /// Launch bounds for the kernel `name`.
-    pub const fn bounds(&self, name: &'static str, min_blocks_per_sm: u32) -> LaunchBounds {
-        LaunchBounds { kernel: name, max_threads: self.threads() as u32, min_blocks_per_sm }
-    }
     /// Grid and shared memory for `p`.
     pub const fn config(&self, p: &GemmParams) -> LaunchConfig {
         tiled_config(p, self.tiling.bm, self.tiling.bn, self.threads() as u32).with_shared(self.shared_bytes())
@@ -582,6 +569,7 @@ impl MultistageT {
 /// [`issue`] for [`MultistageT`]: `A` element by element into the
 /// transposed tile, `B` in 16-byte chunks.
 #[inline(always)]
+#[cfg_attr(not(ferrotile_experiments), allow(dead_code))] // only an experiment uses the transposing engine
 unsafe fn issue_t<const FULL: bool>(
     cfg: &MultistageT,
     p: &GemmParams,
@@ -622,6 +610,7 @@ unsafe fn issue_t<const FULL: bool>(
 /// [`step`] for [`MultistageT`] (rung 9's compute).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(ferrotile_experiments), allow(dead_code))] // only an experiment uses the transposing engine
 unsafe fn step_t<const BK: usize, const TM: usize, const TN: usize, const ST: usize, const FULL: bool>(
     cfg: &MultistageT,
     p: &GemmParams,
@@ -644,7 +633,7 @@ unsafe fn step_t<const BK: usize, const TM: usize, const TN: usize, const ST: us
         }
         cp_async_commit();
         let r = *rd as usize;
-        tiled::compute::<BK, TM, TN>(&cfg.tiling, st.sa0.offset(r), st.sb0.offset(r), origin, acc);
+        float4::compute::<BK, TM, TN>(&cfg.tiling, st.sa0.offset(r), st.sb0.offset(r), origin, acc);
         *rd = if *rd == st.last { 0 } else { *rd + st.stage };
         *wr = if *wr == st.last { 0 } else { *wr + st.stage };
     }
@@ -653,6 +642,7 @@ unsafe fn step_t<const BK: usize, const TM: usize, const TN: usize, const ST: us
 /// The [`MultistageT`] engine: [`body`]'s pipeline with [`issue_t`] and
 /// rung 9's compute loop and epilogue.
 #[inline(always)]
+#[cfg_attr(not(ferrotile_experiments), allow(dead_code))] // only an experiment uses the transposing engine
 pub(super) unsafe fn body_t<
     const BM: usize,
     const BN: usize,
@@ -701,19 +691,20 @@ pub(super) unsafe fn body_t<
             step_t::<BK, TM, TN, ST, false>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, &mut rw, &mut acc);
             kt += 1;
         }
-        tiled::epilogue::<TM, TN>(&cfg.tiling, &p, c, (m0 + origin.0, n0 + origin.1), interior, &acc);
+        float4::epilogue::<TM, TN>(&cfg.tiling, &p, c, (m0 + origin.0, n0 + origin.1), interior, &acc);
     }
 }
 
 /// Defines a named kernel that runs [`body_t`] with the `MultistageT`
 /// constant `$cfg`.
+#[cfg_attr(not(ferrotile_experiments), allow(unused_macros))]
 macro_rules! multistage_t_kernel {
     ($(#[$m:meta])* $name:ident = $cfg:path) => {
         $crate::kernel! {
             $(#[$m])*
-            pub fn $name(p: $crate::sgemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
+            pub fn $name(p: $crate::gemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
                 const _: () = assert!($cfg.validate(), "invalid multistage configuration");
-                $crate::sgemm::k10_multistage::body_t::<
+                $crate::gemm::simt::k10_multistage::body_t::<
                     { $cfg.tiling.bm }, { $cfg.tiling.bn }, { $cfg.tiling.bk }, { $cfg.tiling.tm }, { $cfg.tiling.tn },
                     { $cfg.tiling.wm }, { $cfg.tiling.wn }, { $cfg.stages },
                 >(p, a, b, c)
@@ -725,14 +716,22 @@ macro_rules! multistage_t_kernel {
 /// 128 × 256 × 8, rung 9's 64 × 64 warps (8 × 16 per thread), 3 stages.
 pub const MST_128X256X8_S3: MultistageT = MultistageT { tiling: warptile(128, 256, 8, 64, 64, 8, 16), stages: 3 };
 
-multistage_t_kernel! {
-    /// Rung 9's 128 × 256 × 8 (8 × 16 per thread, one block per SM) fed
-    /// by a 3-stage `cp.async` pipeline, `A` transposed by 4-byte copies.
-    /// Expected: rung 9's compute loop with two tiles in flight and no
-    /// staging registers, above rung 9's 90–91% for this tile. Measured
-    /// (H200): 81–82% of cuBLAS: each float4 of `A` costs four
-    /// `LDGSTS.32` (each preceded by ptxas's three predicated-off `LDS`)
-    /// instead of one `LDG.128`, and the element copies go through L1.
-    /// The same at 128 × 128 × 8 with 2 blocks per SM: 67–69%.
-    sgemm_multistage_t_128x256x8_s3 = MST_128X256X8_S3
+/// The transposing engine's configurations (see
+/// [`crate::simt_multistage_table`]).
+#[macro_export]
+macro_rules! simt_multistage_t_table {
+    ($then:ident) => { $then! {
+        /// The configurations of the multistage rung with rung 9's compute
+        /// loop (`A` transposed on its way to shared memory).
+        pub enum StageTConfig: $crate::gemm::simt::MultistageT;
+
+        /// Rung 9's 128 × 256 × 8 (8 × 16 per thread, one block per SM)
+        /// fed by a 3-stage `cp.async` pipeline, `A` transposed by 4-byte
+        /// copies: rung 9's compute loop with two tiles in flight and no
+        /// staging registers. Each float4 of `A` costs four 4-byte copies
+        /// through L1 instead of one 16-byte load.
+        [cfg(ferrotile_experiments)] T128x256x8S3 => sgemm_multistage_t_128x256x8_s3 = multistage_t_kernel!(MST_128X256X8_S3), bounds 0;
+    } };
 }
+
+crate::simt_multistage_t_table!(variant_family);

@@ -8,8 +8,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::layout::analysis::{bank_conflict_degree, is_coalesced, WARP};
-use crate::sgemm::tiled::Tiling;
-use crate::sgemm::*;
+use crate::gemm::simt::float4::Tiling;
+use crate::gemm::simt::*;
 
 /// Every float4-engine configuration, with the names the kernels use.
 fn tilings() -> Vec<(&'static str, Tiling)> {

@@ -135,12 +135,6 @@ impl Tiling {
         let step = if self.wm == 0 { 4 } else { self.warp_tiling().ln() * 4 };
         Layout2 { rows: self.tn / 4, cols: 4, row_stride: step, col_stride: 1 }
     }
-    /// Launch bounds for the kernel `name` running this tiling:
-    /// `.maxntid` = [`Tiling::threads`] (the block size the host launches
-    /// with), `.minnctapersm` = `min_blocks_per_sm`.
-    pub const fn bounds(&self, name: &'static str, min_blocks_per_sm: u32) -> crate::launch::LaunchBounds {
-        crate::launch::LaunchBounds { kernel: name, max_threads: self.threads() as u32, min_blocks_per_sm }
-    }
     /// Grid and shared memory for `p`.
     pub const fn config(&self, p: &GemmParams) -> LaunchConfig {
         tiled_config(p, self.bm, self.bn, self.threads() as u32).with_shared(self.shared_bytes())
@@ -441,9 +435,9 @@ macro_rules! tiled_kernel {
     ($(#[$m:meta])* $name:ident = $cfg:path) => {
         $crate::kernel! {
             $(#[$m])*
-            pub fn $name(p: $crate::sgemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
+            pub fn $name(p: $crate::gemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
                 const _: () = assert!($cfg.validate(), "invalid tiling");
-                $crate::sgemm::tiled::body::<
+                $crate::gemm::simt::float4::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.tm }, { $cfg.tn },
                     { $cfg.wm }, { $cfg.wn }, { $cfg.a_smem }, { $cfg.b_smem }, { $cfg.stages },
                     { $cfg.interior_loop },

@@ -16,129 +16,13 @@
 //! ```
 
 use ferrotile_kernels as k;
-use ferrotile_kernels::sgemm::{GemmParams, Tiling};
+pub use ferrotile_kernels::gemm::simt::{StageConfig, WarpConfig};
+#[cfg(ferrotile_experiments)]
+pub use ferrotile_kernels::gemm::simt::StageTConfig;
+use ferrotile_kernels::gemm::simt::{GemmParams, Tiling};
 
 use crate::launch::At;
 use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
-
-/// The configurations of the warptiled rung (block tile, `BK`, warp tile).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WarpConfig {
-    /// 128 × 128 × 8, warp 64 × 32.
-    B128x128x8W64x32,
-    /// 128 × 128 × 8, warp 32 × 64.
-    B128x128x8W32x64,
-    /// 128 × 128 × 16, warp 64 × 32.
-    B128x128x16W64x32,
-    /// 128 × 128 × 16, warp 32 × 64.
-    B128x128x16W32x64,
-    /// 128 × 256 × 8, warp 64 × 64 (8 × 16 per thread).
-    B128x256x8W64x64,
-    /// 128 × 64 × 16, warp 64 × 32 (128 threads).
-    B128x64x16W64x32,
-    /// 64 × 64 × 16, warp 32 × 32 (128 threads).
-    B64x64x16W32x32,
-    /// 128 × 128 × 8, warp 32 × 64, launch bounds: 2 blocks per SM.
-    B128x128x8W32x64Lb2,
-    /// 256 × 128 × 8, warp 64 × 64 (16 × 8 per thread).
-    B256x128x8W64x64,
-    /// 128 × 64 × 8, warp 64 × 32 (128 threads), launch bounds: 3 blocks per SM.
-    B128x64x8W64x32Lb3,
-    /// 64 × 128 × 16, warp 32 × 64 (128 threads), launch bounds: 3 blocks per SM.
-    B64x128x16W32x64Lb3,
-    /// 128 × 128 × 8, warp 64 × 64 (8 × 16 per thread, 128 threads), launch bounds: 2 blocks per SM.
-    B128x128x8W64x64Lb2,
-    /// 128 × 128 × 8, warp 64 × 64 (16 × 8 per thread, 128 threads), launch bounds: 2 blocks per SM.
-    B128x128x8W64x64T16x8Lb2,
-    /// 128 × 128 × 8, warp 32 × 128 (8 × 16 per thread, 128 threads), launch bounds: 2 blocks per SM.
-    B128x128x8W32x128Lb2,
-}
-
-impl WarpConfig {
-    /// Every configuration.
-    pub const ALL: &'static [WarpConfig] = &[
-        WarpConfig::B128x128x8W64x32,
-        WarpConfig::B128x128x8W32x64,
-        WarpConfig::B128x128x16W64x32,
-        WarpConfig::B128x128x16W32x64,
-        WarpConfig::B128x256x8W64x64,
-        WarpConfig::B128x64x16W64x32,
-        WarpConfig::B64x64x16W32x32,
-        WarpConfig::B128x128x8W32x64Lb2,
-        WarpConfig::B256x128x8W64x64,
-        WarpConfig::B128x64x8W64x32Lb3,
-        WarpConfig::B64x128x16W32x64Lb3,
-        WarpConfig::B128x128x8W64x64Lb2,
-        WarpConfig::B128x128x8W64x64T16x8Lb2,
-        WarpConfig::B128x128x8W32x128Lb2,
-    ];
-
-    /// The tiling (shared with the kernels).
-    pub const fn tiling(self) -> Tiling {
-        use k::sgemm::*;
-        match self {
-            WarpConfig::B128x128x8W64x32 => WT_128X128X8_W64X32,
-            WarpConfig::B128x128x8W32x64 => WT_128X128X8_W32X64,
-            WarpConfig::B128x128x16W64x32 => WT_128X128X16_W64X32,
-            WarpConfig::B128x128x16W32x64 => WT_128X128X16_W32X64,
-            WarpConfig::B128x256x8W64x64 => WT_128X256X8_W64X64,
-            WarpConfig::B128x64x16W64x32 => WT_128X64X16_W64X32,
-            WarpConfig::B64x64x16W32x32 => WT_64X64X16_W32X32,
-            WarpConfig::B128x128x8W32x64Lb2 => WT_128X128X8_W32X64_IL,
-            WarpConfig::B128x64x8W64x32Lb3 => WT_128X64X8_W64X32,
-            WarpConfig::B64x128x16W32x64Lb3 => WT_64X128X16_W32X64,
-            WarpConfig::B256x128x8W64x64 => WT_256X128X8_W64X64,
-            WarpConfig::B128x128x8W64x64Lb2 => WT_128X128X8_W64X64,
-            WarpConfig::B128x128x8W64x64T16x8Lb2 => WT_128X128X8_W64X64_T16X8,
-            WarpConfig::B128x128x8W32x128Lb2 => WT_128X128X8_W32X128,
-        }
-    }
-}
-
-/// The configurations of the multistage rung (block tile, `BK`, stages;
-/// `Lb2`: launch bounds for two blocks per SM).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StageConfig {
-    /// 256 × 128 × 8, 3 stages, 16 × 8 per thread, `A` as `(BM, BK)`.
-    B256x128x8S3,
-    /// 128 × 256 × 8, 3 stages, 8 × 16 per thread, `A` as `(BM, BK)`.
-    B128x256x8S3,
-    /// Rung 9's 128 × 256 × 8 (64 × 64 warps) fed by 3 stages, `A`
-    /// transposed by 4-byte copies.
-    T128x256x8S3,
-}
-
-impl StageConfig {
-    /// Every configuration.
-    pub const ALL: &'static [StageConfig] = &[StageConfig::B256x128x8S3, StageConfig::B128x256x8S3, StageConfig::T128x256x8S3];
-
-    /// Threads per block, dynamic shared bytes, and whether the kernels
-    /// crate accepts the configuration.
-    pub const fn resources(self) -> (u32, u32, bool) {
-        use k::sgemm::*;
-        const fn r(m: Multistage) -> (u32, u32, bool) {
-            (m.threads() as u32, m.shared_bytes(), m.validate())
-        }
-        const fn t(m: MultistageT) -> (u32, u32, bool) {
-            (m.threads() as u32, m.shared_bytes(), m.validate())
-        }
-        match self {
-            StageConfig::B256x128x8S3 => r(MS_256X128X8_S3),
-            StageConfig::B128x256x8S3 => r(MS_128X256X8_S3),
-            StageConfig::T128x256x8S3 => t(MST_128X256X8_S3),
-        }
-    }
-
-    /// Grid and shared memory for `p`.
-    pub const fn config(self, p: &GemmParams) -> LaunchConfig {
-        use k::sgemm::*;
-        match self {
-            StageConfig::B256x128x8S3 => MS_256X128X8_S3.config(p),
-            StageConfig::B128x256x8S3 => MS_128X256X8_S3.config(p),
-            StageConfig::T128x256x8S3 => MST_128X256X8_S3.config(p),
-        }
-    }
-}
 
 /// The rungs of the SGEMM ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -169,6 +53,10 @@ pub enum GemmVariant {
     Warptile(WarpConfig),
     /// 10. Multi-stage `cp.async` pipeline, in one of its configurations.
     Multistage(StageConfig),
+    /// 10 (experiment). Rung 9's compute loop fed by a multi-stage
+    /// pipeline that transposes `A` on its way to shared memory.
+    #[cfg(ferrotile_experiments)]
+    MultistageT(StageTConfig),
 }
 
 impl GemmVariant {
@@ -194,6 +82,8 @@ impl GemmVariant {
             Self::LADDER.iter().copied().filter(|v| !matches!(v, GemmVariant::Warptile(_) | GemmVariant::Multistage(_))).collect();
         v.extend(WarpConfig::ALL.iter().map(|&c| GemmVariant::Warptile(c)));
         v.extend(StageConfig::ALL.iter().map(|&c| GemmVariant::Multistage(c)));
+        #[cfg(ferrotile_experiments)]
+        v.extend(StageTConfig::ALL.iter().map(|&c| GemmVariant::MultistageT(c)));
         v
     }
 
@@ -210,39 +100,22 @@ impl GemmVariant {
             GemmVariant::Padded => "sgemm_padded",
             GemmVariant::Swizzled => "sgemm_swizzled",
             GemmVariant::DoubleBuffered => "sgemm_double_buffered",
-            GemmVariant::Warptile(c) => match c {
-                WarpConfig::B128x128x8W64x32 => "sgemm_warptile_128x128x8_w64x32",
-                WarpConfig::B128x128x8W32x64 => "sgemm_warptile_128x128x8_w32x64",
-                WarpConfig::B128x128x16W64x32 => "sgemm_warptile_128x128x16_w64x32",
-                WarpConfig::B128x128x16W32x64 => "sgemm_warptile_128x128x16_w32x64",
-                WarpConfig::B128x256x8W64x64 => "sgemm_warptile_128x256x8_w64x64",
-                WarpConfig::B128x64x16W64x32 => "sgemm_warptile_128x64x16_w64x32",
-                WarpConfig::B64x64x16W32x32 => "sgemm_warptile_64x64x16_w32x32",
-                WarpConfig::B128x128x8W32x64Lb2 => "sgemm_warptile_128x128x8_w32x64_lb2",
-                WarpConfig::B256x128x8W64x64 => "sgemm_warptile_256x128x8_w64x64",
-                WarpConfig::B128x64x8W64x32Lb3 => "sgemm_warptile_128x64x8_w64x32_lb3",
-                WarpConfig::B64x128x16W32x64Lb3 => "sgemm_warptile_64x128x16_w32x64_lb3",
-                WarpConfig::B128x128x8W64x64Lb2 => "sgemm_warptile_128x128x8_w64x64_lb2",
-                WarpConfig::B128x128x8W64x64T16x8Lb2 => "sgemm_warptile_128x128x8_w64x64_t16x8_lb2",
-                WarpConfig::B128x128x8W32x128Lb2 => "sgemm_warptile_128x128x8_w32x128_lb2",
-            },
-            GemmVariant::Multistage(c) => match c {
-                StageConfig::B256x128x8S3 => "sgemm_multistage_256x128x8_s3",
-                StageConfig::B128x256x8S3 => "sgemm_multistage_128x256x8_s3",
-                StageConfig::T128x256x8S3 => "sgemm_multistage_t_128x256x8_s3",
-            },
+            GemmVariant::Warptile(c) => c.name(),
+            GemmVariant::Multistage(c) => c.name(),
+            #[cfg(ferrotile_experiments)]
+            GemmVariant::MultistageT(c) => c.name(),
         }
     }
 
     /// The float4 engine's tiling, for rungs 6–9.
     pub const fn tiling(self) -> Option<Tiling> {
-        use k::sgemm::*;
+        use k::gemm::simt::*;
         match self {
             GemmVariant::Vectorized => Some(VECTORIZED),
             GemmVariant::Padded => Some(PADDED_TILES),
             GemmVariant::Swizzled => Some(SWIZZLED_TILES),
             GemmVariant::DoubleBuffered => Some(DOUBLE_BUFFERED),
-            GemmVariant::Warptile(c) => Some(c.tiling()),
+            GemmVariant::Warptile(c) => Some(c.config()),
             _ => None,
         }
     }
@@ -251,10 +124,9 @@ impl GemmVariant {
     pub const fn block_resources(self) -> Option<(u32, u32)> {
         match (self.tiling(), self) {
             (Some(t), _) => Some((t.threads() as u32, t.shared_bytes())),
-            (_, GemmVariant::Multistage(c)) => {
-                let (threads, shared, _) = c.resources();
-                Some((threads, shared))
-            }
+            (_, GemmVariant::Multistage(c)) => Some((c.config().threads() as u32, c.config().shared_bytes())),
+            #[cfg(ferrotile_experiments)]
+            (_, GemmVariant::MultistageT(c)) => Some((c.config().threads() as u32, c.config().shared_bytes())),
             _ => None,
         }
     }
@@ -499,7 +371,7 @@ fn float4_ok(p: &GemmParams) -> bool {
 impl GemmVariant {
     /// The launch geometry of rung `v` for `p` (computed in `kernels`).
     pub fn launch_config(self, p: &GemmParams) -> LaunchConfig {
-        use k::sgemm as s;
+        use k::gemm::simt as s;
         match self {
             GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
             GemmVariant::Naive => s::naive_config(p),
@@ -507,7 +379,9 @@ impl GemmVariant {
             GemmVariant::Shared => s::shared_config(p),
             GemmVariant::Blocktile1d => s::blocktile_1d_config(p),
             GemmVariant::Blocktile2d => s::blocktile_2d_config(p),
-            GemmVariant::Multistage(w) => w.config(p),
+            GemmVariant::Multistage(w) => w.config().config(p),
+            #[cfg(ferrotile_experiments)]
+            GemmVariant::MultistageT(w) => w.config().config(p),
             v => v.tiling().expect("the remaining rungs are float4 tilings").config(p),
         }
     }
@@ -587,49 +461,58 @@ fn launch_variant(
     Ok(())
 }
 
+/// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
+/// configurations) that can launch itself.
+trait SimtLaunch {
+    /// Launches the kernel of this configuration on `p`.
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()>;
+}
+
+/// One `launch!` arm per row of a kernels-crate variant table (see
+/// `ferrotile_kernels::variants`).
+macro_rules! simt_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:path), bounds $lb:literal; )*
+    ) => {
+        impl SimtLaunch for $Enum {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
+                match self {
+                    $( #[$gate] $Enum::$V => launch!(ctx, ferrotile_kernels::gemm::simt::$kernel, cfg, p, a, b, c), )*
+                }
+            }
+        }
+    };
+}
+ferrotile_kernels::simt_warptile_table!(simt_launcher);
+ferrotile_kernels::simt_multistage_table!(simt_launcher);
+#[cfg(ferrotile_experiments)]
+ferrotile_kernels::simt_multistage_t_table!(simt_launcher);
+
 /// Launches rung `v` on one (sub-)problem `p` whose operands start at `a`,
 /// `b`, `c`.
 fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
     let cfg = v.launch_config(&p);
     match v {
         GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
-        GemmVariant::Naive => launch!(ctx, k::sgemm::sgemm_naive, cfg, p, a, b, c),
-        GemmVariant::Coalesced => launch!(ctx, k::sgemm::sgemm_coalesced, cfg, p, a, b, c),
-        GemmVariant::Shared => launch!(ctx, k::sgemm::sgemm_shared, cfg, p, a, b, c),
-        GemmVariant::Blocktile1d => launch!(ctx, k::sgemm::sgemm_blocktile_1d, cfg, p, a, b, c),
+        GemmVariant::Naive => launch!(ctx, k::gemm::simt::sgemm_naive, cfg, p, a, b, c),
+        GemmVariant::Coalesced => launch!(ctx, k::gemm::simt::sgemm_coalesced, cfg, p, a, b, c),
+        GemmVariant::Shared => launch!(ctx, k::gemm::simt::sgemm_shared, cfg, p, a, b, c),
+        GemmVariant::Blocktile1d => launch!(ctx, k::gemm::simt::sgemm_blocktile_1d, cfg, p, a, b, c),
         GemmVariant::Blocktile2d => match (ta, tb) {
-            (false, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d, cfg, p, a, b, c),
-            (true, false) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
-            (false, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
-            (true, true) => launch!(ctx, k::sgemm::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
+            (false, false) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d, cfg, p, a, b, c),
+            (true, false) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
+            (false, true) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
+            (true, true) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
         },
-        GemmVariant::Vectorized => launch!(ctx, k::sgemm::sgemm_vectorized, cfg, p, a, b, c),
-        GemmVariant::Padded => launch!(ctx, k::sgemm::sgemm_padded, cfg, p, a, b, c),
-        GemmVariant::Swizzled => launch!(ctx, k::sgemm::sgemm_swizzled, cfg, p, a, b, c),
-        GemmVariant::DoubleBuffered => launch!(ctx, k::sgemm::sgemm_double_buffered, cfg, p, a, b, c),
-        GemmVariant::Warptile(w) => match w {
-            WarpConfig::B128x128x8W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x32, cfg, p, a, b, c),
-            WarpConfig::B128x128x8W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64, cfg, p, a, b, c),
-            WarpConfig::B128x128x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w64x32, cfg, p, a, b, c),
-            WarpConfig::B128x128x16W32x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x16_w32x64, cfg, p, a, b, c),
-            WarpConfig::B128x256x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_128x256x8_w64x64, cfg, p, a, b, c),
-            WarpConfig::B128x64x16W64x32 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x16_w64x32, cfg, p, a, b, c),
-            WarpConfig::B64x64x16W32x32 => launch!(ctx, k::sgemm::sgemm_warptile_64x64x16_w32x32, cfg, p, a, b, c),
-            WarpConfig::B128x128x8W32x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x64_lb2, cfg, p, a, b, c),
-            WarpConfig::B256x128x8W64x64 => launch!(ctx, k::sgemm::sgemm_warptile_256x128x8_w64x64, cfg, p, a, b, c),
-            WarpConfig::B128x64x8W64x32Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_128x64x8_w64x32_lb3, cfg, p, a, b, c),
-            WarpConfig::B64x128x16W32x64Lb3 => launch!(ctx, k::sgemm::sgemm_warptile_64x128x16_w32x64_lb3, cfg, p, a, b, c),
-            WarpConfig::B128x128x8W64x64Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_lb2, cfg, p, a, b, c),
-            WarpConfig::B128x128x8W64x64T16x8Lb2 => {
-                launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w64x64_t16x8_lb2, cfg, p, a, b, c)
-            }
-            WarpConfig::B128x128x8W32x128Lb2 => launch!(ctx, k::sgemm::sgemm_warptile_128x128x8_w32x128_lb2, cfg, p, a, b, c),
-        },
-        GemmVariant::Multistage(w) => match w {
-            StageConfig::B256x128x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_256x128x8_s3, cfg, p, a, b, c),
-            StageConfig::B128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_128x256x8_s3, cfg, p, a, b, c),
-            StageConfig::T128x256x8S3 => launch!(ctx, k::sgemm::sgemm_multistage_t_128x256x8_s3, cfg, p, a, b, c),
-        },
+        GemmVariant::Vectorized => launch!(ctx, k::gemm::simt::sgemm_vectorized, cfg, p, a, b, c),
+        GemmVariant::Padded => launch!(ctx, k::gemm::simt::sgemm_padded, cfg, p, a, b, c),
+        GemmVariant::Swizzled => launch!(ctx, k::gemm::simt::sgemm_swizzled, cfg, p, a, b, c),
+        GemmVariant::DoubleBuffered => launch!(ctx, k::gemm::simt::sgemm_double_buffered, cfg, p, a, b, c),
+        GemmVariant::Warptile(w) => w.launch(ctx, cfg, p, a, b, c),
+        GemmVariant::Multistage(w) => w.launch(ctx, cfg, p, a, b, c),
+        #[cfg(ferrotile_experiments)]
+        GemmVariant::MultistageT(w) => w.launch(ctx, cfg, p, a, b, c),
     }
 }
 
@@ -649,14 +532,14 @@ mod tests {
                 assert!(t.validate(), "{v:?}");
             }
             if let GemmVariant::Multistage(c) = v {
-                assert!(c.resources().2, "{v:?}");
+                assert!(c.config().validate(), "{v:?}");
             }
         }
     }
 
     #[test]
     fn launch_bounds_match_the_launched_block_size() {
-        for b in k::sgemm::LAUNCH_BOUNDS {
+        for b in k::gemm::simt::LAUNCH_BOUNDS {
             let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
             let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
             let (threads, shared) = v.block_resources().expect("bounded kernels are float4 rungs");

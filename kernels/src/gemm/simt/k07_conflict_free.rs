@@ -1,7 +1,7 @@
 //! Rung 7: bank-conflict-free shared layouts, by padding and by XOR swizzle.
 
 use super::index::{PADDED, PLAIN, SWIZZLED};
-use super::tiled::{tiled_kernel, Tiling};
+use super::float4::{tiled_kernel, Tiling};
 
 /// Rung 6 with the `A` tile padded by 4 floats per row.
 pub const PADDED_TILES: Tiling = Tiling { a_smem: PADDED, b_smem: PLAIN, ..super::VECTORIZED };

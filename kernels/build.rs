@@ -1,0 +1,15 @@
+//! Publishes whether this build includes the experiment kernels (feature
+//! `experiments`) as the cfg `ferrotile_experiments`, here and, through
+//! the `links` metadata, to the host crate. The host then gates its enum
+//! variants and its experiments PTX module on what this crate really
+//! compiled, even when cargo unifies features across a workspace build
+//! (xtask always builds this crate with the experiments, for their launch
+//! bounds).
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(ferrotile_experiments)");
+    if std::env::var_os("CARGO_FEATURE_EXPERIMENTS").is_some() {
+        println!("cargo::rustc-cfg=ferrotile_experiments");
+        println!("cargo::metadata=experiments=1");
+    }
+}

@@ -1,0 +1,42 @@
+//! The SIMT engine: the f32 GEMM ladder (`sgemm_*` kernels, CUDA cores,
+//! one FMA per multiply-add), rung by rung from naive to a multi-stage
+//! `cp.async` pipeline.
+//!
+//! Every rung reads its operands through the layouts built by
+//! [`GemmParams`]. Rung files are `kNN_<what>.rs`; `float4.rs` is the
+//! engine rungs 6–9 instantiate and `index.rs` their index math.
+
+pub mod index;
+mod k02_coalesced;
+mod k03_shared;
+mod k04_blocktile_1d;
+mod k05_blocktile_2d;
+mod k06_vectorized;
+mod k07_conflict_free;
+mod k08_double_buffered;
+mod k09_warptile;
+pub mod k10_multistage;
+pub mod float4;
+mod k01_naive;
+
+pub use k02_coalesced::*;
+pub use k03_shared::*;
+pub use k04_blocktile_1d::*;
+pub use k05_blocktile_2d::*;
+pub use k06_vectorized::*;
+pub use k07_conflict_free::*;
+pub use k08_double_buffered::*;
+pub use k09_warptile::*;
+pub use float4::Tiling;
+pub use k01_naive::*;
+pub use k10_multistage::*;
+
+pub use super::{write_c, GemmParams};
+use crate::launch::LaunchBounds;
+
+/// Every SIMT GEMM kernel with launch bounds (rung 9's and rung 10's
+/// tables).
+pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
+    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS];
+    &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
+};
