@@ -160,7 +160,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
     }
     let mut dst = DeviceImage::alloc(ctx, w, h, 1)?;
     for &v in GrayVariant::ALL.iter().filter(|_| !blur_only()) {
-        dst.buffer_mut().fill(0xAB)?;
+        dst.fill(0xAB)?;
         image::rgb_to_gray_with(ctx, v, &src, &mut dst)?;
         let ok = dst.download()?.data() == want_gray.data();
         let t = measure(ctx, || image::rgb_to_gray_with(ctx, v, &src, &mut dst))?;
@@ -181,7 +181,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 if !v.supports(w, c, r) || (v == BlurVariant::Naive && c == 3 && r > 1) || skip_ladder {
                     continue;
                 }
-                out.buffer_mut().fill(0xAB)?;
+                out.fill(0xAB)?;
                 image::blur_with(ctx, v, img, &mut out, r)?;
                 let ok = out.download()?.data() == want.data();
                 let t = measure(ctx, || image::blur_with(ctx, v, img, &mut out, r))?;
@@ -196,7 +196,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                 let default = image::sliding_sums_strip_rows(ctx, w, h, c, r);
                 let ch = if c == 1 { "gray" } else { "rgb" };
                 for exp in ["p2", "down", "serial"] {
-                    out.buffer_mut().fill(0xAB)?;
+                    out.fill(0xAB)?;
                     if image::blur_sliding_sums_experiment(ctx, img, &mut out, r, default, exp).is_err() {
                         continue;
                     }
@@ -217,7 +217,7 @@ fn image_size(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, w: usize, h
                     if strip == default || strip as usize > h {
                         continue;
                     }
-                    out.buffer_mut().fill(0xAB)?;
+                    out.fill(0xAB)?;
                     image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip)?;
                     let ok = out.download()?.data() == want.data();
                     let t = measure(ctx, || image::blur_strips(ctx, BlurVariant::SlidingSums, img, &mut out, r, strip))?;

@@ -24,7 +24,9 @@ enum Command {
         /// Force the CPU emulator even when a CUDA device is present.
         #[arg(long)]
         emulator: bool,
-        /// Only kernels whose name contains this text.
+        /// Only the kernels of this family (foundation, transpose, image,
+        /// sgemm) or whose name contains this text; an error when nothing
+        /// matches.
         #[arg(long)]
         filter: Option<String>,
     },

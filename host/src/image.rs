@@ -5,7 +5,7 @@
 //! use ferrotile::image::{self, DeviceImage};
 //! # fn main() -> ferrotile::Result<()> {
 //! let ctx = ferrotile::Context::auto();
-//! let rgb = image::builtin_test_image(320, 240); // a HostImage, 3 channels
+//! let rgb = image::builtin_test_image(320, 240)?; // a HostImage, 3 channels
 //! let src = DeviceImage::upload(&ctx, &rgb)?;
 //! let mut gray = DeviceImage::alloc(&ctx, 320, 240, 1)?;
 //! image::rgb_to_gray(&ctx, &src, &mut gray)?;
@@ -51,8 +51,29 @@ impl ImageData for Buffer<u8> {
 }
 
 /// An 8-bit interleaved image: `height` rows of `width` pixels of
-/// `channels` bytes (1: gray, 3: RGB). The shape and the byte length always
-/// agree (checked by [`Image::new`]).
+/// `channels` bytes (1: gray, 2: gray + alpha, 3: RGB, 4: RGBA).
+///
+/// The shape and the byte length always agree, and the kernels rely on it
+/// (they index the buffer by the recorded shape). This holds by
+/// construction, not by a check at each launch:
+/// * the fields are private, so every image comes from [`Image::new`]
+///   (which checks the length), [`DeviceImage::alloc`] (which allocates
+///   it), or a copy of an image that already holds it
+///   ([`DeviceImage::upload`], [`DeviceImage::download`]);
+/// * no method hands out the storage mutably (`&mut S`, `&mut Buffer`):
+///   a buffer's length can only change by replacing the whole buffer
+///   (assignment, [`std::mem::swap`]), which needs exactly that. Device
+///   pixels change only through methods that keep the length
+///   ([`DeviceImage::fill`], [`DeviceImage::copy_from`], the kernels);
+/// * [`Image::into_data`] gives the storage up together with the shape.
+///
+/// ```compile_fail
+/// # let ctx = ferrotile::Context::emulator();
+/// let mut img = ferrotile::image::DeviceImage::alloc(&ctx, 4, 4, 1)?;
+/// let mut other = ctx.alloc::<u8>(1)?;
+/// std::mem::swap(img.data(), &mut other); // `data()` is a shared borrow
+/// # Ok::<(), ferrotile::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image<S> {
     width: usize,
@@ -116,6 +137,15 @@ impl<S: ImageData> Image<S> {
     }
 }
 
+/// Checks a `width × height × channels` shape as [`Image::new`] does
+/// (without any data) and returns its byte count: for callers that
+/// validate a size before they build the image (the CLI's `--size`).
+///
+/// Errors: as [`Image::new`], less the length check.
+pub fn image_bytes(width: usize, height: usize, channels: usize) -> Result<usize> {
+    shape_bytes(width, height, channels)
+}
+
 /// Validates a shape and returns its byte count.
 fn shape_bytes(width: usize, height: usize, channels: usize) -> Result<usize> {
     check::dim("width", width)?;
@@ -167,10 +197,16 @@ impl DeviceImage {
         Ok(Image { width: self.width, height: self.height, channels: self.channels, data: self.data.download()? })
     }
 
-    /// The device buffer, mutably (for poisoning before a test, or
-    /// overwriting with [`Buffer::copy_from`]; its length cannot change).
-    pub fn buffer_mut(&mut self) -> &mut Buffer<u8> {
-        &mut self.data
+    /// Sets every byte to `byte` (e.g. a poison before a test run).
+    pub fn fill(&mut self, byte: u8) -> Result<()> {
+        self.data.fill(byte)
+    }
+
+    /// Overwrites the pixels with `data`, which must hold exactly
+    /// `width · height · channels` bytes ([`Error::LengthMismatch`] naming
+    /// `data` otherwise, the image unchanged).
+    pub fn copy_from(&mut self, data: &[u8]) -> Result<()> {
+        self.data.copy_from(data)
     }
 }
 
@@ -438,27 +474,40 @@ pub fn blur_sliding_prefetch(
 /// whole waves of blocks, 2 on small images
 /// ([`ix::hslide_default_strip_rows`]).
 pub fn sliding_sums_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize, radius: u32) -> u32 {
-    let sms = ctx.device_info().map_or(132, |d| d.sm_count.max(1) as u32);
-    let chunks = (width * channels / ix::SLIDE_CHUNK as usize).min(u32::MAX as usize) as u32;
-    let blocks = ix::hslide_blocks_per_sm(channels as u32, radius);
-    ix::hslide_default_strip_rows(chunks, height.min(u32::MAX as usize) as u32, sms, blocks)
+    let blocks = ix::hslide_blocks_per_sm(clamp_u32(channels), radius);
+    ix::hslide_default_strip_rows(slide_chunks(width, channels), clamp_u32(height), sm_count(ctx), blocks)
 }
 
 /// [`sliding_sums_strip_rows`] for `waves` waves (the benchmark compares).
 #[doc(hidden)]
 pub fn sliding_sums_strip_rows_for_waves(ctx: &Context, width: usize, height: usize, channels: usize, radius: u32, waves: u32) -> u32 {
-    let sms = ctx.device_info().map_or(132, |d| d.sm_count.max(1) as u32);
-    let chunks = (width * channels / ix::SLIDE_CHUNK as usize).min(u32::MAX as usize) as u32;
-    let blocks = ix::hslide_blocks_per_sm(channels as u32, radius);
-    ix::hslide_strip_rows(chunks, height.min(u32::MAX as usize) as u32, sms, blocks, waves)
+    let blocks = ix::hslide_blocks_per_sm(clamp_u32(channels), radius);
+    ix::hslide_strip_rows(slide_chunks(width, channels), clamp_u32(height), sm_count(ctx), blocks, waves)
 }
 
 /// The default strip height of the sliding rung for `width × height ×
 /// channels` on `ctx` (about [`ix::slide_target_threads`] threads).
 pub fn sliding_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize) -> u32 {
-    let sms = ctx.device_info().map_or(132, |d| d.sm_count.max(1) as u32);
-    let chunks = (width * channels / ix::SLIDE_CHUNK as usize).min(u32::MAX as usize) as u32;
-    ix::slide_strip_rows(chunks, height.min(u32::MAX as usize) as u32, ix::slide_target_threads(sms))
+    ix::slide_strip_rows(slide_chunks(width, channels), clamp_u32(height), ix::slide_target_threads(sm_count(ctx)))
+}
+
+/// SMs of `ctx`'s device (an H200's 132 for the emulator): the strip-height
+/// heuristics size their launches by it.
+fn sm_count(ctx: &Context) -> u32 {
+    ctx.device_info().map_or(132, |d| d.sm_count.max(1) as u32)
+}
+
+/// 16-byte chunks of a `width`-pixel row of `channels`, at most
+/// `u32::MAX`: the strip-height heuristics take any `usize` arguments (they
+/// run before, or without, a shape check), so the product saturates
+/// instead of overflowing into a small, wrong count.
+fn slide_chunks(width: usize, channels: usize) -> u32 {
+    clamp_u32(width.saturating_mul(channels) / ix::SLIDE_CHUNK as usize)
+}
+
+/// `v`, or `u32::MAX` where it does not fit.
+fn clamp_u32(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
 }
 
 fn blur_checked(
@@ -664,12 +713,16 @@ pub mod cpu {
     }
 }
 
-/// A deterministic RGB test picture (`width × height`, at least 1 × 1):
-/// a sky gradient, a sun, hills, a checkerboard, coloured bars and thin
-/// lines — edges of every direction and scale, so grayscale and blur are
-/// easy to judge by eye. Used by the CLI when no input is given.
-pub fn builtin_test_image(width: usize, height: usize) -> HostImage {
-    let (w, h) = (width.max(1), height.max(1));
+/// A deterministic RGB test picture of `width × height`: a sky gradient,
+/// a sun, hills, a checkerboard, coloured bars and thin lines — edges of
+/// every direction and scale, so grayscale and blur are easy to judge by
+/// eye. Used by the CLI when no input is given.
+///
+/// Errors: a shape [`Image::new`] refuses for 3 channels —
+/// [`Error::BadArgument`] naming `width` or `height` (zero, over the
+/// limits) or `width * height * channels` (over `u32::MAX` bytes).
+pub fn builtin_test_image(width: usize, height: usize) -> Result<HostImage> {
+    let (w, h) = (width, height);
     let (fw, fh) = (w as f32, h as f32);
     HostImage::from_fn(w, h, 3, |x, y| {
         let (u, v) = (x as f32 / fw, y as f32 / fh);
@@ -706,7 +759,6 @@ pub fn builtin_test_image(width: usize, height: usize) -> HostImage {
         }
         px
     })
-    .expect("a shape of at least 1 × 1 with 3 channels is valid")
 }
 
 #[cfg(test)]
@@ -769,7 +821,71 @@ mod tests {
 
     #[test]
     fn builtin_image_has_the_asked_shape() {
-        let img = builtin_test_image(62, 76);
+        let img = builtin_test_image(62, 76).unwrap();
         assert_eq!((img.width(), img.height(), img.channels(), img.data().len()), (62, 76, 3, 62 * 76 * 3));
+    }
+
+    #[test]
+    fn builtin_image_refuses_bad_sizes_instead_of_panicking_or_clamping() {
+        let arg = |r: Result<HostImage>| match r {
+            Err(Error::BadArgument { arg, .. }) => arg,
+            other => panic!("expected BadArgument, got {other:?}"),
+        };
+        assert_eq!(arg(builtin_test_image(0, 5)), "width");
+        assert_eq!(arg(builtin_test_image(5, 0)), "height");
+        assert_eq!(arg(builtin_test_image(0, 0)), "width");
+        assert_eq!(arg(builtin_test_image(1, MAX_HEIGHT + 1)), "height");
+        assert_eq!(arg(builtin_test_image(100_000, 100_000)), "width * height * channels");
+        assert_eq!(arg(builtin_test_image(usize::MAX, 1)), "width");
+        // The same rule as image_bytes (what the CLI checks --size with).
+        assert!(image_bytes(100_000, 100_000, 3).is_err());
+        assert_eq!(image_bytes(37, 23, 3), Ok(37 * 23 * 3));
+    }
+
+    #[test]
+    fn strip_heights_saturate_on_huge_widths() {
+        // A row of 2^63 pixels of 2 channels wrapped a usize product to 0
+        // chunks (then the shortest strips); it is the widest row there is,
+        // as wide as u32::MAX chunks: one strip for the sliding sums
+        // (more chunks than threads), the tallest strips for the sliding rung.
+        let ctx = Context::emulator();
+        let (height, widest) = (1000, u32::MAX as usize * ix::SLIDE_CHUNK as usize);
+        for (width, channels) in [(1usize << 63, 2usize), (1 << 62, 4), (usize::MAX, 3), (usize::MAX / 3 + 1, 3), (usize::MAX, usize::MAX)] {
+            let c = channels.min(4);
+            assert_eq!(sliding_strip_rows(&ctx, width, height, channels), ix::SLIDE_STRIP_RANGE[1], "{width} x {channels}");
+            assert_eq!(sliding_strip_rows(&ctx, width, height, channels), sliding_strip_rows(&ctx, widest, height, c));
+            for r in 1..=3 {
+                assert_eq!(sliding_sums_strip_rows(&ctx, width, height, channels, r), height as u32, "{width} x {channels}, r {r}");
+                assert_eq!(
+                    sliding_sums_strip_rows_for_waves(&ctx, width, height, channels, r, 2),
+                    sliding_sums_strip_rows_for_waves(&ctx, widest, height, c, r, 2)
+                );
+            }
+        }
+        // Huge heights saturate too.
+        assert_eq!(sliding_sums_strip_rows(&ctx, widest, usize::MAX, 1, 1), u32::MAX);
+    }
+
+    #[test]
+    fn device_image_writes_keep_the_shape() {
+        let ctx = Context::emulator();
+        let (w, h, c) = (37, 23, 3);
+        let n = w * h * c;
+        let mut img = DeviceImage::alloc(&ctx, w, h, c).unwrap();
+        img.fill(0xAB).unwrap();
+        assert_eq!(img.download().unwrap().data(), &vec![0xAB; n]);
+        let pixels = random_image(w, h, c, 7);
+        img.copy_from(pixels.data()).unwrap();
+        assert_eq!(img.download().unwrap(), pixels);
+        for wrong in [0, 1, n - 1, n + 1, 2 * n] {
+            assert_eq!(img.copy_from(&vec![0x11; wrong]), Err(Error::LengthMismatch { arg: "data", expected: n, actual: wrong }));
+            assert_eq!(img.download().unwrap(), pixels, "a refused copy leaves the pixels as they were");
+        }
+        assert_eq!((img.width(), img.height(), img.channels(), img.data().len()), (w, h, c, n));
+        // The kernels index by the recorded shape: still in bounds, still exact.
+        let mut out = DeviceImage::alloc(&ctx, w, h, c).unwrap();
+        out.fill(0x54).unwrap();
+        blur_with(&ctx, BlurVariant::Naive, &img, &mut out, 2).unwrap();
+        assert_eq!(out.download().unwrap(), cpu::blur(&pixels, 2));
     }
 }

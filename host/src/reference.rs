@@ -1,14 +1,59 @@
 //! CPU references (rayon), the ground truth of every test.
+//!
+//! One rule for the whole module: the references are oracles, called with
+//! shapes the caller built itself, so sizes that disagree are a bug in the
+//! caller, not an input to report. Every reference checks its size
+//! preconditions on entry and panics with a message that names the
+//! argument (each documents them under `# Panics`); none truncates to the
+//! shorter slice or reads past a row silently. [`rel_norm_error`] is a
+//! measure, not an oracle: it scores a length mismatch as `inf` (a failed
+//! comparison) and never panics.
 
 use rayon::prelude::*;
 
+/// `a · b · …` of a shape, panicking (naming `what`) where it overflows.
+#[track_caller]
+fn product(f: &str, what: &str, dims: &[usize]) -> usize {
+    dims.iter()
+        .try_fold(1usize, |p, &d| p.checked_mul(d))
+        .unwrap_or_else(|| panic!("reference::{f}: `{what}` = {dims:?} overflows usize"))
+}
+
+/// Elements a row-major `rows × cols` matrix with leading dimension `ld`
+/// spans: `(rows − 1) · ld + cols` (none when it is empty). Panics, naming
+/// `ld`, when `ld < max(cols, 1)` (rows would overlap).
+#[track_caller]
+fn extent(f: &str, ld_name: &str, rows: usize, cols: usize, ld: usize) -> usize {
+    assert!(ld >= cols.max(1), "reference::{f}: `{ld_name}` = {ld}, must be at least max({cols}, 1)");
+    if rows == 0 || cols == 0 {
+        return 0;
+    }
+    product(f, ld_name, &[rows - 1, ld])
+        .checked_add(cols)
+        .unwrap_or_else(|| panic!("reference::{f}: `{ld_name}` = {ld} overflows usize"))
+}
+
+/// Panics unless `len` is at least `needed` elements.
+#[track_caller]
+fn at_least(f: &str, arg: &str, len: usize, needed: usize) {
+    assert!(len >= needed, "reference::{f}: `{arg}` has {len} elements, needs at least {needed}");
+}
+
 /// `c[i] = a[i] + b[i]`.
+///
+/// # Panics
+/// When `b` has another length than `a`.
 pub fn vec_add(a: &[f32], b: &[f32]) -> Vec<f32> {
+    assert_eq!(b.len(), a.len(), "reference::vec_add: `b` has {} elements, `a` {}", b.len(), a.len());
     a.par_iter().zip(b).map(|(x, y)| x + y).collect()
 }
 
 /// Serial transpose: `out (nx, ny)` from `input (ny, nx)`, row-major.
+///
+/// # Panics
+/// When `input` does not hold exactly `nx · ny` elements.
 pub fn transpose_serial<T: Copy + Default>(input: &[T], nx: usize, ny: usize) -> Vec<T> {
+    transpose_check("transpose_serial", input.len(), nx, ny);
     let mut out = vec![T::default(); nx * ny];
     for r in 0..ny {
         for c in 0..nx {
@@ -20,7 +65,11 @@ pub fn transpose_serial<T: Copy + Default>(input: &[T], nx: usize, ny: usize) ->
 
 /// Cache-blocked parallel transpose (32 × 32 blocks, one output row band
 /// per task); same result as [`transpose_serial`].
+///
+/// # Panics
+/// When `input` does not hold exactly `nx · ny` elements.
 pub fn transpose<T: Copy + Default + Send + Sync>(input: &[T], nx: usize, ny: usize) -> Vec<T> {
+    transpose_check("transpose", input.len(), nx, ny);
     const B: usize = 32;
     let mut out = vec![T::default(); nx * ny];
     if ny == 0 {
@@ -40,6 +89,12 @@ pub fn transpose<T: Copy + Default + Send + Sync>(input: &[T], nx: usize, ny: us
     out
 }
 
+#[track_caller]
+fn transpose_check(f: &str, len: usize, nx: usize, ny: usize) {
+    let n = product(f, "nx * ny", &[nx, ny]);
+    assert_eq!(len, n, "reference::{f}: `input` has {len} elements, nx * ny = {nx} * {ny} = {n}");
+}
+
 /// The SGEMM problem for the references: row-major with leading dimensions.
 #[derive(Clone, Copy, Debug)]
 pub struct GemmShape {
@@ -57,9 +112,27 @@ pub struct GemmShape {
     pub ldc: usize,
 }
 
+impl GemmShape {
+    /// Checks `a`, `b` and `c` against the shape (see [`sgemm_f64`]'s
+    /// `# Panics`).
+    #[track_caller]
+    fn check(&self, f: &str, a: usize, b: usize, c: usize) {
+        at_least(f, "a", a, extent(f, "lda", self.m, self.k, self.lda));
+        at_least(f, "b", b, extent(f, "ldb", self.k, self.n, self.ldb));
+        at_least(f, "c", c, extent(f, "ldc", self.m, self.n, self.ldc));
+    }
+}
+
 /// `C = αAB + βC` with f64 accumulation: the precision reference.
 /// Returns C in f64 (elements between rows, `ldc > n`, are copied from `c`).
+///
+/// # Panics
+/// When a leading dimension is below its row length (`lda < max(k, 1)`,
+/// `ldb < max(n, 1)`, `ldc < max(n, 1)`), or `a`, `b`, `c` hold fewer
+/// elements than the `m × k`, `k × n`, `m × n` matrices span
+/// (`(rows − 1) · ld + cols`).
 pub fn sgemm_f64(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &[f32]) -> Vec<f64> {
+    s.check("sgemm_f64", a.len(), b.len(), c.len());
     let mut out: Vec<f64> = c.iter().map(|&x| x as f64).collect();
     out.par_chunks_mut(s.ldc).take(s.m).enumerate().for_each(|(i, row)| {
         let mut acc = vec![0f64; s.n];
@@ -79,8 +152,13 @@ pub fn sgemm_f64(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &
     out
 }
 
-/// Rayon-blocked f32 SGEMM (the fast CPU path, for big sizes).
+/// Rayon-blocked f32 SGEMM (the fast CPU path, for big sizes): `c`
+/// becomes `αAB + βC`.
+///
+/// # Panics
+/// As [`sgemm_f64`].
 pub fn sgemm_f32(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
+    s.check("sgemm_f32", a.len(), b.len(), c.len());
     c.par_chunks_mut(s.ldc).take(s.m).enumerate().for_each(|(i, row)| {
         let mut acc = vec![0f32; s.n];
         for p in 0..s.k {
@@ -98,6 +176,9 @@ pub fn sgemm_f32(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &
 
 /// ‖got − want‖₂ / ‖want‖₂ in f64; `inf` when `got` holds a NaN or the
 /// lengths differ. The measure every GEMM test uses.
+///
+/// # Panics
+/// Never: a mismatch is a failed comparison (`inf`), not a caller's bug.
 pub fn rel_norm_error(got: &[f32], want: &[f64]) -> f64 {
     if got.len() != want.len() || got.iter().any(|x| !x.is_finite()) {
         return f64::INFINITY;
@@ -108,4 +189,86 @@ pub fn rel_norm_error(got: &[f32], want: &[f64]) -> f64 {
         den += w * w;
     }
     if den == 0.0 { num.sqrt() } else { (num / den).sqrt() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(m: usize, n: usize, k: usize) -> GemmShape {
+        GemmShape { m, n, k, lda: k, ldb: n, ldc: n }
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::vec_add: `b` has 2 elements, `a` 3")]
+    fn vec_add_refuses_lengths_that_differ() {
+        vec_add(&[1.0, 2.0, 3.0], &[1.0, 2.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::transpose_serial: `input` has 7 elements, nx * ny = 2 * 3 = 6")]
+    fn transpose_serial_refuses_a_longer_input() {
+        transpose_serial(&[0.5f32; 7], 2, 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::transpose: `input` has 5 elements, nx * ny = 2 * 3 = 6")]
+    fn transpose_refuses_a_shorter_input() {
+        transpose(&[0.5f32; 5], 2, 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::transpose: `nx * ny` = [18446744073709551615, 2] overflows usize")]
+    fn transpose_refuses_an_overflowing_shape() {
+        transpose(&[0.5f32; 5], usize::MAX, 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::sgemm_f64: `c` has 11 elements, needs at least 12")]
+    fn sgemm_f64_refuses_a_short_c() {
+        let (a, b) = (vec![0.25; 3 * 2], vec![0.5; 2 * 4]);
+        sgemm_f64(shape(3, 4, 2), 1.0, &a, &b, 1.0, &[1.0; 11]);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::sgemm_f64: `a` has 5 elements, needs at least 6")]
+    fn sgemm_f64_refuses_a_short_a() {
+        sgemm_f64(shape(3, 4, 2), 1.0, &[0.25; 5], &[0.5; 8], 0.0, &[1.0; 12]);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::sgemm_f32: `b` has 7 elements, needs at least 8")]
+    fn sgemm_f32_refuses_a_short_b() {
+        sgemm_f32(shape(3, 4, 2), 1.0, &[0.25; 6], &[0.5; 7], 0.0, &mut [1.0; 12]);
+    }
+
+    #[test]
+    #[should_panic(expected = "reference::sgemm_f32: `ldc` = 3, must be at least max(4, 1)")]
+    fn sgemm_f32_refuses_overlapping_rows() {
+        let s = GemmShape { ldc: 3, ..shape(3, 4, 2) };
+        sgemm_f32(s, 1.0, &[0.25; 6], &[0.5; 8], 0.0, &mut [1.0; 12]);
+    }
+
+    #[test]
+    fn sgemm_references_accept_padded_leading_dimensions() {
+        // The last row of each matrix needs only `cols` elements, not `ld`.
+        let (m, n, k) = (3, 4, 2);
+        let s = GemmShape { m, n, k, lda: k + 1, ldb: n + 2, ldc: n + 3 };
+        let a: Vec<f32> = (0..(m - 1) * s.lda + k).map(|i| 0.5 + i as f32).collect();
+        let b: Vec<f32> = (0..(k - 1) * s.ldb + n).map(|i| 1.5 - i as f32).collect();
+        let c: Vec<f32> = (0..(m - 1) * s.ldc + n).map(|i| 0.25 * i as f32).collect();
+        let want = sgemm_f64(s, 2.0, &a, &b, 0.5, &c);
+        let mut got = c.clone();
+        sgemm_f32(s, 2.0, &a, &b, 0.5, &mut got);
+        assert!(rel_norm_error(&got, &want) < 1e-6);
+        // Entry (1, 2) by the definition; padding copied from c.
+        let c12 = 2.0 * (a[s.lda] * b[2] + a[s.lda + 1] * b[s.ldb + 2]) + 0.5 * c[s.ldc + 2];
+        assert_eq!(want[s.ldc + 2], c12 as f64);
+        assert_eq!(want[n], c[n] as f64);
+    }
+
+    #[test]
+    fn rel_norm_error_scores_a_length_mismatch_as_inf() {
+        assert_eq!(rel_norm_error(&[1.0, 2.0], &[1.0]), f64::INFINITY);
+    }
 }

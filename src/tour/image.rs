@@ -69,7 +69,7 @@ fn byte_error(got: &[u8], want: &[u8]) -> f64 {
 fn gray(ctx: &Context, scale: Scale, v: GrayVariant, rgb: &HostImage, want: &HostImage) -> Result<Row> {
     let src = DeviceImage::upload(ctx, rgb)?;
     let mut dst = DeviceImage::alloc(ctx, rgb.width(), rgb.height(), 1)?;
-    dst.buffer_mut().fill(0xAB)?;
+    dst.fill(0xAB)?;
     let (w, i) = reps(scale);
     let time = ctx.time(w, i, || image::rgb_to_gray_with(ctx, v, &src, &mut dst))?;
     let px = rgb.width() * rgb.height();
@@ -86,7 +86,7 @@ fn gray(ctx: &Context, scale: Scale, v: GrayVariant, rgb: &HostImage, want: &Hos
 fn blur(ctx: &Context, scale: Scale, v: BlurVariant, img: &HostImage, want: &HostImage, label: &str) -> Result<Row> {
     let src = DeviceImage::upload(ctx, img)?;
     let mut dst = DeviceImage::alloc(ctx, img.width(), img.height(), img.channels())?;
-    dst.buffer_mut().fill(0xAB)?;
+    dst.fill(0xAB)?;
     let (w, i) = reps(scale);
     let time = ctx.time(w, i, || image::blur_with(ctx, v, &src, &mut dst, RADIUS))?;
     Ok(Row {

@@ -9,6 +9,7 @@ mod transpose;
 mod image;
 mod sgemm;
 
+use std::cell::RefCell;
 use std::time::Duration;
 
 use ferrotile::{Backend, Context};
@@ -63,6 +64,9 @@ pub fn reps(scale: Scale) -> (usize, usize) {
 /// A family's rows; an `Err` row is printed as a failure.
 pub type Rows = Vec<Result<Row, String>>;
 
+/// Runs the tour; `filter` keeps a whole family by its name (`image`) or
+/// the kernels whose name contains it. Returns the exit code: 0, 1 when a
+/// row failed, 2 when the filter matched nothing.
 pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
     let ctx = if force_emulator {
         Context::emulator()
@@ -92,14 +96,25 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
         ("image", image::rows),
         ("sgemm", sgemm::rows),
     ];
-    let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
+    // Every kernel name a family asked about, for the message when the
+    // filter matches none of them.
+    let asked = RefCell::new(Vec::<String>::new());
     let mut failed = 0;
+    let mut printed = 0;
     println!(
         "{:<38} {:>14} {:>11} {:>16} {:>10}  {}",
         "kernel", "size", "time", "throughput", "error", "check"
     );
-    for (_, rows) in families {
+    for (family, rows) in families {
+        let keep = |name: &str| {
+            let mut asked = asked.borrow_mut();
+            if !asked.iter().any(|n| n == name) {
+                asked.push(name.to_owned());
+            }
+            filter.is_none_or(|f| f == family || name.contains(f))
+        };
         for row in rows(&ctx, scale, &keep) {
+            printed += 1;
             match row {
                 Ok(r) => {
                     let ok = r.error <= r.tolerance;
@@ -122,6 +137,12 @@ pub fn run(force_emulator: bool, filter: Option<&str>) -> i32 {
                 }
             }
         }
+    }
+    if let (Some(f), 0) = (filter, printed) {
+        eprintln!("error: --filter `{f}` matches no kernel");
+        eprintln!("  families (the whole family): {}", families.map(|(name, _)| name).join(", "));
+        eprintln!("  kernels (any part of a name): {}", asked.borrow().join(", "));
+        return 2;
     }
     if failed > 0 {
         println!("{failed} row(s) failed");

@@ -19,7 +19,7 @@ fn random_image(w: usize, h: usize, c: usize, name: &str) -> HostImage {
 
 fn poisoned_image(ctx: &Context, w: usize, h: usize, c: usize, poison: u8) -> Result<DeviceImage, String> {
     let mut img = DeviceImage::alloc(ctx, w, h, c).map_err(|e| e.to_string())?;
-    img.buffer_mut().fill(poison).map_err(|e| e.to_string())?;
+    img.fill(poison).map_err(|e| e.to_string())?;
     Ok(img)
 }
 
