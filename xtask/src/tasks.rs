@@ -3,7 +3,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{self, Context, Result, fail};
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::util;
 use crate::{ptx, ptxas};
 
 /// What the kernels build needs from the toolchain besides rustc.
@@ -44,7 +46,7 @@ pub fn ensure_components() -> Result<()> {
     if still.is_empty() {
         Ok(())
     } else {
-        fail(format!(
+        Err(anyhow!(
             "toolchain {} still lacks {} after `rustup component add`",
             sysroot.display(),
             still.join(", ")
@@ -56,13 +58,10 @@ fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
 }
 
-/// `cargo xtask test [-- ARGS]`. A failing phase does not stop the later
-/// ones (CI output then shows everything); the toolchain check does.
-pub fn test(args: &[String]) -> Result<()> {
-    let extra = match args.first() {
-        Some(first) if first == "--" => &args[1..],
-        _ => args,
-    };
+/// `cargo xtask test [-- ARGS]` (`extra`: the ARGS). A failing phase does
+/// not stop the later ones (CI output then shows everything); the toolchain
+/// check does.
+pub fn test(extra: &[String]) -> Result<()> {
     let mut failed = Vec::new();
 
     heading(1, 4, "toolchain components (rust-src, llvm-tools)");
@@ -72,7 +71,7 @@ pub fn test(args: &[String]) -> Result<()> {
     match ptxas::ensure_ptxas() {
         Ok(path) => println!("ptxas: {}", path.display()),
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             failed.push("ptxas install");
         }
     }
@@ -80,7 +79,7 @@ pub fn test(args: &[String]) -> Result<()> {
     heading(3, 4, "check-ptx: committed PTX up to date, ptxas report");
     if failed.is_empty() {
         if let Err(e) = ptx::check() {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             failed.push("check-ptx");
         }
     } else {
@@ -98,7 +97,7 @@ pub fn test(args: &[String]) -> Result<()> {
     let totals = match run_counting(&mut cmd) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             failed.push("cargo test");
             TestTotals::default()
         }
@@ -116,7 +115,7 @@ pub fn test(args: &[String]) -> Result<()> {
         Ok(())
     } else {
         println!("{closing}");
-        fail(format!(
+        Err(anyhow!(
             "xtask test: failed phase(s): {}",
             failed.join(", ")
         ))
@@ -160,20 +159,20 @@ fn run_counting(cmd: &mut std::process::Command) -> Result<TestTotals> {
     let mut child = cmd
         .stdout(std::process::Stdio::piped())
         .spawn()
-        .context(|| "cannot start cargo test".to_string())?;
+        .context("cannot start cargo test")?;
     let mut totals = TestTotals::default();
     if let Some(out) = child.stdout.take() {
         let stdout = std::io::stdout();
         for line in BufReader::new(out).lines() {
-            let line = line.context(|| "cannot read cargo test's output".to_string())?;
+            let line = line.context("cannot read cargo test's output")?;
             totals.add_line(&line);
             let mut lock = stdout.lock();
             let _ = writeln!(lock, "{line}");
         }
     }
-    let status = child.wait().context(|| "cargo test did not finish".to_string())?;
+    let status = child.wait().context("cargo test did not finish")?;
     if !status.success() {
-        return fail(format!("cargo test failed ({status})"));
+        bail!("cargo test failed ({status})");
     }
     Ok(totals)
 }
