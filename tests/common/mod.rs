@@ -25,8 +25,8 @@ impl Case {
     }
 }
 
-/// Seeded test data (SplitMix64, never zero floats).
-pub type Rng = ferrotile::testing::SplitMix64;
+/// Seeded test data (never zero floats).
+pub use ferrotile::testing::Rng;
 
 /// Seed from the case name, so every case draws its own inputs.
 pub fn seed(name: &str) -> u64 {

@@ -10,19 +10,21 @@
 //! ptx/                a copy of host/ptx/
 //! manifest.txt        one line per executable: `test NAME`, or
 //!                     `bench NAME criterion|plain`, in the order run.sh runs them
-//! run.sh              the runner (xtask/src/run.sh)
+//! run.sh              the runner (xtask/assets/run.sh)
 //! ```
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::json;
+use anyhow::{Context, Result, bail};
+
+use crate::artifacts::{self, Artifact};
 use crate::ptx;
-use crate::util::{self, Context, Result, fail};
+use crate::util;
 
 const BUNDLE: &str = "bundle";
 const MAX_BYTES: u64 = 60 * 1024 * 1024;
-const RUN_SH: &str = include_str!("run.sh");
+const RUN_SH: &str = include_str!("../assets/run.sh");
 
 /// Bench targets whose name starts with this are criterion benches (run.sh
 /// gives them `--bench`); every other bench is a plain program (a ladder
@@ -56,32 +58,33 @@ impl Executable {
 }
 
 /// The test executables among `cargo test --no-run`'s artifacts.
-fn test_executables(messages: &[json::Json]) -> Vec<Executable> {
+fn test_executables(artifacts: &[Artifact]) -> Vec<Executable> {
     let mut out = Vec::new();
-    for msg in messages {
-        let Some(exe) = msg.get("executable").as_str() else {
-            continue;
-        };
-        let target = msg.get("target");
-        let name = target.get("name").as_str().unwrap_or("unnamed");
-        let kinds = target.get("kind").strings();
+    for a in artifacts {
+        let Some(exe) = &a.executable else { continue };
+        let target = &a.target;
         // `harness = false` test targets are not built with `--test`.
-        if msg.get("profile").get("test").as_bool() != Some(true) && !kinds.contains(&"test") {
+        if !a.profile.test && !target.is_test() {
             continue;
         }
-        let name = if kinds.contains(&"test") {
-            name.to_string()
-        } else if kinds.contains(&"bin") {
-            format!("{name}-bin")
-        } else if kinds.iter().any(|k| k.ends_with("lib")) {
-            format!("{name}-lib")
+        let name = if target.is_test() {
+            target.name.clone()
+        } else if target.is_bin() {
+            format!("{}-bin", target.name)
+        } else if target.is_lib()
+            || target.is_rlib()
+            || target.is_dylib()
+            || target.is_cdylib()
+            || target.is_staticlib()
+        {
+            format!("{}-lib", target.name)
         } else {
             continue; // benches and examples built in test mode
         };
         out.push(Executable {
             name,
             kind: "test",
-            path: exe.into(),
+            path: exe.clone().into(),
         });
     }
     out
@@ -89,35 +92,31 @@ fn test_executables(messages: &[json::Json]) -> Vec<Executable> {
 
 /// The command-line tool (`ferrotile`, a `bin` built as a plain program),
 /// bundled so that run.sh can print the tour table on the GPU.
-fn tool_executables(messages: &[json::Json]) -> Vec<Executable> {
+fn tool_executables(artifacts: &[Artifact]) -> Vec<Executable> {
     let mut out = Vec::new();
-    for msg in messages {
-        let Some(exe) = msg.get("executable").as_str() else {
-            continue;
-        };
-        let target = msg.get("target");
-        if target.get("kind").strings().contains(&"bin") && msg.get("profile").get("test").as_bool() == Some(false) {
-            let name = target.get("name").as_str().unwrap_or("unnamed");
-            out.push(Executable { name: name.to_string(), kind: "tool", path: exe.into() });
+    for a in artifacts {
+        let Some(exe) = &a.executable else { continue };
+        if a.target.is_bin() && !a.profile.test {
+            out.push(Executable {
+                name: a.target.name.clone(),
+                kind: "tool",
+                path: exe.clone().into(),
+            });
         }
     }
     out
 }
 
 /// The bench executables among `cargo bench --no-run`'s artifacts.
-fn bench_executables(messages: &[json::Json]) -> Vec<Executable> {
+fn bench_executables(artifacts: &[Artifact]) -> Vec<Executable> {
     let mut out = Vec::new();
-    for msg in messages {
-        let Some(exe) = msg.get("executable").as_str() else {
-            continue;
-        };
-        let target = msg.get("target");
-        if target.get("kind").strings().contains(&"bench") {
-            let name = target.get("name").as_str().unwrap_or("unnamed");
+    for a in artifacts {
+        let Some(exe) = &a.executable else { continue };
+        if a.target.is_bench() {
             out.push(Executable {
-                name: format!("bench-{name}"),
+                name: format!("bench-{}", a.target.name),
                 kind: "bench",
-                path: exe.into(),
+                path: exe.clone().into(),
             });
         }
     }
@@ -127,14 +126,14 @@ fn bench_executables(messages: &[json::Json]) -> Vec<Executable> {
 /// `strip`, `objcopy` or the toolchain's `llvm-strip`: a command that,
 /// given `src` and `dst`, writes a stripped copy.
 fn stripper() -> Result<Box<dyn Fn(&Path, &Path) -> Command>> {
-    if let Some(strip) = util::on_path("strip") {
+    if let Ok(strip) = which::which("strip") {
         return Ok(Box::new(move |src, dst| {
             let mut c = Command::new(&strip);
             c.arg("--strip-all").arg("-o").arg(dst).arg(src);
             c
         }));
     }
-    if let Some(objcopy) = util::on_path("objcopy") {
+    if let Ok(objcopy) = which::which("objcopy") {
         return Ok(Box::new(move |src, dst| {
             let mut c = Command::new(&objcopy);
             c.arg("--strip-all").arg(src).arg(dst);
@@ -151,14 +150,14 @@ fn stripper() -> Result<Box<dyn Fn(&Path, &Path) -> Command>> {
             }));
         }
     }
-    fail("no `strip`, `objcopy` nor llvm-strip found (Debian: apt-get install binutils)")
+    bail!("no `strip`, `objcopy` nor llvm-strip found (Debian: apt-get install binutils)")
 }
 
 fn dir_size(dir: &Path) -> Result<u64> {
     let mut total = 0;
     for path in util::sorted_entries(dir)? {
         let meta = std::fs::symlink_metadata(&path)
-            .context(|| format!("cannot stat {}", path.display()))?;
+            .with_context(|| format!("cannot stat {}", path.display()))?;
         total += if meta.is_dir() {
             dir_size(&path)?
         } else {
@@ -169,22 +168,28 @@ fn dir_size(dir: &Path) -> Result<u64> {
 }
 
 pub fn gpu_bundle() -> Result<()> {
-    let tests = json::cargo_artifacts(util::cargo().args([
+    // With the experiment kernels: the GPU runs their tests and benchmarks
+    // too (they exist to be measured).
+    let tests = artifacts::cargo_artifacts(util::cargo().args([
         "test",
         "--workspace",
         "--exclude",
         "xtask",
+        "--features",
+        "ferrotile-cli/experiments",
         "--release",
         "--no-run",
-        json::MESSAGE_FORMAT,
+        artifacts::MESSAGE_FORMAT,
     ]))?;
-    let benches = json::cargo_artifacts(util::cargo().args([
+    let benches = artifacts::cargo_artifacts(util::cargo().args([
         "bench",
         "--workspace",
         "--exclude",
         "xtask",
+        "--features",
+        "ferrotile-cli/experiments",
         "--no-run",
-        json::MESSAGE_FORMAT,
+        artifacts::MESSAGE_FORMAT,
     ]))?;
     let mut exes = test_executables(&tests);
     exes.extend(tool_executables(&tests));
@@ -198,13 +203,13 @@ pub fn gpu_bundle() -> Result<()> {
     };
     exes.sort_by(|a, b| (rank(a.kind), &a.name).cmp(&(rank(b.kind), &b.name)));
     if let Some(w) = exes.windows(2).find(|w| w[0].name == w[1].name) {
-        return fail(format!(
+        bail!(
             "two executables would both be bundle/bin/{}: rename a target",
             w[0].name
-        ));
+        );
     }
     if exes.is_empty() {
-        return fail("cargo built no test or bench executable");
+        bail!("cargo built no test or bench executable");
     }
 
     let bundle = Path::new(BUNDLE);
@@ -218,18 +223,14 @@ pub fn gpu_bundle() -> Result<()> {
 
     let ptx_dir = bundle.join("ptx");
     util::create_dir_all(&ptx_dir)?;
-    match util::sorted_entries(Path::new(ptx::PTX_DIR)) {
-        Ok(files) => {
-            for f in files.iter().filter(|f| f.is_file()) {
-                let dst = ptx_dir.join(f.file_name().expect("a listed file has a name"));
-                std::fs::copy(f, &dst)
-                    .context(|| format!("cannot copy {} to {}", f.display(), dst.display()))?;
-            }
+    for target in ptx::TARGETS {
+        let (src, dst) = (ptx::committed_path(target), ptx_dir.join(format!("{}.ptx", target.file)));
+        if let Some(dir) = dst.parent() {
+            util::create_dir_all(dir)?;
         }
-        Err(_) => println!(
-            "warning: no {} to copy (run `cargo xtask build-ptx`)",
-            ptx::PTX_DIR
-        ),
+        if let Err(e) = std::fs::copy(&src, &dst) {
+            println!("warning: cannot copy {} ({e}; run `cargo xtask build-ptx`)", src.display());
+        }
     }
 
     let manifest: String = exes.iter().map(|e| e.manifest_line() + "\n").collect();
@@ -256,11 +257,11 @@ pub fn gpu_bundle() -> Result<()> {
         util::mib(total)
     );
     if total > MAX_BYTES {
-        return fail(format!(
+        bail!(
             "bundle/ is {}, over the {} limit",
             util::mib(total),
             util::mib(MAX_BYTES)
-        ));
+        );
     }
     Ok(())
 }
@@ -269,12 +270,8 @@ pub fn gpu_bundle() -> Result<()> {
 mod tests {
     use super::*;
 
-    fn msg(kind: &str, name: &str, test: bool, exe: Option<&str>) -> json::Json {
-        let exe = exe.map_or("null".to_string(), |e| format!("{e:?}"));
-        json::parse(&format!(
-            r#"{{"reason":"compiler-artifact","target":{{"kind":["{kind}"],"name":"{name}"}},"profile":{{"test":{test}}},"executable":{exe}}}"#
-        ))
-        .unwrap()
+    fn msg(kind: &str, name: &str, test: bool, exe: Option<&str>) -> String {
+        artifacts::artifact_json(kind, name, test, &[], exe)
     }
 
     #[test]
@@ -293,7 +290,7 @@ mod tests {
             msg("test", "kernels", false, Some("/t/kernels-4")),
             msg("example", "tour", false, Some("/t/tour")),
         ];
-        let got: Vec<_> = test_executables(&msgs)
+        let got: Vec<_> = test_executables(&artifacts::parse_artifacts(&msgs))
             .into_iter()
             .map(|e| (e.name, e.path))
             .collect();
@@ -318,7 +315,7 @@ mod tests {
             msg("bench", "criterion_transpose", false, Some("/t/transpose-2")),
             msg("lib", "ferrotile", true, Some("/t/ferrotile-3")),
         ];
-        let lines: Vec<_> = bench_executables(&msgs)
+        let lines: Vec<_> = bench_executables(&artifacts::parse_artifacts(&msgs))
             .iter()
             .map(Executable::manifest_line)
             .collect();

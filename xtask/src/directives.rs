@@ -26,7 +26,7 @@
 
 use ferrotile_kernels::launch::LaunchBounds;
 
-use crate::util::{Result, fail};
+use anyhow::{Result, bail};
 
 /// The directive lines for `b`.
 pub fn lines(b: &LaunchBounds) -> String {
@@ -40,13 +40,13 @@ pub fn lines(b: &LaunchBounds) -> String {
 pub fn apply(ptx: &str, table: &[LaunchBounds]) -> Result<String> {
     for (i, b) in table.iter().enumerate() {
         if table[..i].iter().any(|o| o.kernel == b.kernel) {
-            return fail(format!("launch bounds: `{}` is listed twice", b.kernel));
+            bail!("launch bounds: `{}` is listed twice", b.kernel);
         }
         if b.max_threads == 0 || b.max_threads > 1024 || b.min_blocks_per_sm == 0 {
-            return fail(format!(
+            bail!(
                 "launch bounds of `{}`: max_threads {} (1..=1024) and min_blocks_per_sm {} (≥ 1)",
                 b.kernel, b.max_threads, b.min_blocks_per_sm
-            ));
+            );
         }
     }
     let mut out = String::with_capacity(ptx.len() + table.len() * 40);
@@ -57,10 +57,10 @@ pub fn apply(ptx: &str, table: &[LaunchBounds]) -> Result<String> {
         let t = line.trim();
         if let Some(i) = pending {
             if t.starts_with(".maxntid") || t.starts_with(".minnctapersm") || t.starts_with(".maxnreg") {
-                return fail(format!(
+                bail!(
                     "launch bounds: `{}` already has a performance directive ({t})",
                     table[i].kernel
-                ));
+                );
             }
             if t == "{" {
                 out.push_str(&lines(&table[i]));
@@ -75,7 +75,7 @@ pub fn apply(ptx: &str, table: &[LaunchBounds]) -> Result<String> {
         out.push_str(line);
     }
     if let Some(i) = pending {
-        return fail(format!("launch bounds: the body of `{}` was not found", table[i].kernel));
+        bail!("launch bounds: the body of `{}` was not found", table[i].kernel);
     }
     let missing: Vec<&str> = table
         .iter()
@@ -84,10 +84,10 @@ pub fn apply(ptx: &str, table: &[LaunchBounds]) -> Result<String> {
         .map(|(b, _)| b.kernel)
         .collect();
     if !missing.is_empty() {
-        return fail(format!(
+        bail!(
             "launch bounds name kernels the PTX does not have: {}",
             missing.join(", ")
-        ));
+        );
     }
     Ok(out)
 }
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn rejects_unknown_duplicate_and_existing() {
-        let e = apply(PTX, &[b("k2", 256, 2)]).unwrap_err().0;
+        let e = apply(PTX, &[b("k2", 256, 2)]).unwrap_err().to_string();
         assert!(e.contains("k2"), "{e}");
         assert!(apply(PTX, &[b("k1", 256, 2), b("k1", 128, 2)]).is_err());
         assert!(apply(PTX, &[b("k1", 0, 2)]).is_err());

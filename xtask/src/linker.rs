@@ -31,8 +31,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::ar;
-use crate::util::{self, Context, Result, fail};
+use anyhow::{Context, Result, anyhow, bail};
+use object::read::archive::ArchiveFile;
+
+use crate::util;
 
 /// Set (to `1`) in the environment of the cargo that `build-ptx` runs;
 /// rustc passes it on to the linker it starts.
@@ -88,17 +90,17 @@ pub fn expand_response_files(args: Vec<OsString>, depth: usize) -> Result<Vec<St
     let mut out = Vec::new();
     for arg in args {
         let Some(arg) = arg.to_str() else {
-            return fail(format!(
+            bail!(
                 "linker argument is not UTF-8: {}",
                 arg.to_string_lossy()
-            ));
+            );
         };
         if let Some(file) = arg.strip_prefix('@') {
             if depth > 8 {
-                return fail(format!("response files nested too deeply at @{file}"));
+                bail!("response files nested too deeply at @{file}");
             }
             let text = std::fs::read_to_string(file)
-                .context(|| format!("cannot read linker response file {file}"))?;
+                .with_context(|| format!("cannot read linker response file {file}"))?;
             let nested = split_response_file(&text)?
                 .into_iter()
                 .map(OsString::from)
@@ -114,6 +116,12 @@ pub fn expand_response_files(args: Vec<OsString>, depth: usize) -> Result<Vec<St
 /// Splits a response file GNU-style: whitespace separates arguments, `\`
 /// escapes the next character, and '…' or "…" quote. (rustc writes one
 /// argument per line with `\` before spaces and backslashes.)
+///
+/// Hand-written on purpose: `shlex::split` is POSIX-shell splitting, not
+/// libiberty's response-file splitting. Tried with shlex 2.0.1, it drops a
+/// word starting with `#` and everything after it as a comment (`a #b` gives
+/// `[a]`) and keeps `\` before ordinary characters in "…" (`"s\qt"` gives
+/// `s\qt`, not `sqt`).
 pub fn split_response_file(text: &str) -> Result<Vec<String>> {
     let mut args = Vec::new();
     let mut cur = String::new();
@@ -125,7 +133,7 @@ pub fn split_response_file(text: &str) -> Result<Vec<String>> {
             ('\\', q) if q != Some('\'') => {
                 match chars.next() {
                     Some(next) => cur.push(next),
-                    None => return fail("linker response file ends with a lone `\\`"),
+                    None => bail!("linker response file ends with a lone `\\`"),
                 }
                 in_arg = true;
             }
@@ -148,7 +156,7 @@ pub fn split_response_file(text: &str) -> Result<Vec<String>> {
         }
     }
     if quote.is_some() {
-        return fail("linker response file has an unterminated quote");
+        bail!("linker response file has an unterminated quote");
     }
     if in_arg {
         args.push(cur);
@@ -156,6 +164,10 @@ pub fn split_response_file(text: &str) -> Result<Vec<String>> {
     Ok(args)
 }
 
+/// Reads rustc's linker command line. Not clap: these are the arguments of
+/// rustc's nvptx linker protocol (see the module doc), not a command line of
+/// ours; an argument this linker does not know must fail the link with a
+/// message naming the ones it knows.
 pub fn parse_args(args: &[String]) -> Result<LinkArgs> {
     let mut link = LinkArgs {
         opt_level: "3".into(),
@@ -165,7 +177,7 @@ pub fn parse_args(args: &[String]) -> Result<LinkArgs> {
     let value = |it: &mut std::slice::Iter<String>, flag: &str| -> Result<String> {
         match it.next() {
             Some(v) => Ok(v.clone()),
-            None => fail(format!("linker argument {flag} needs a value")),
+            None => Err(anyhow!("linker argument {flag} needs a value")),
         }
     };
     while let Some(arg) = it.next() {
@@ -182,7 +194,7 @@ pub fn parse_args(args: &[String]) -> Result<LinkArgs> {
             "--target" => {
                 let t = take(&mut it)?;
                 if t != TARGET {
-                    return fail(format!("this linker only links {TARGET}, not {t}"));
+                    bail!("this linker only links {TARGET}, not {t}");
                 }
             }
             "--target-cpu" => link.target_cpu = Some(take(&mut it)?),
@@ -192,10 +204,10 @@ pub fn parse_args(args: &[String]) -> Result<LinkArgs> {
             _ if flag.starts_with("-L") => link.lib_dirs.push(PathBuf::from(&flag[2..])),
             "-O0" | "-O1" | "-O2" | "-O3" | "-Os" | "-Oz" => link.opt_level = flag[2..].into(),
             _ if flag.starts_with('-') => {
-                return fail(format!(
+                bail!(
                     "unsupported linker argument `{arg}` (ferrotile's PTX linker knows \
                      --export-symbol, --target, --target-cpu, -o, -L, -O<n>, --debug)"
-                ));
+                );
             }
             _ if arg.ends_with(".rlib") || arg.ends_with(".a") => {
                 link.archives.push(PathBuf::from(arg))
@@ -204,13 +216,13 @@ pub fn parse_args(args: &[String]) -> Result<LinkArgs> {
         }
     }
     if link.output.is_none() {
-        return fail("no output file (-o) given to the linker");
+        bail!("no output file (-o) given to the linker");
     }
     if link.target_cpu.is_none() {
-        return fail("no --target-cpu given to the linker (build with -C target-cpu=sm_XX)");
+        bail!("no --target-cpu given to the linker (build with -C target-cpu=sm_XX)");
     }
     if link.objects.is_empty() {
-        return fail("no object files given to the linker");
+        bail!("no object files given to the linker");
     }
     Ok(link)
 }
@@ -237,11 +249,11 @@ fn tools_dir(link: &LinkArgs) -> Result<PathBuf> {
     }
     let sysroot = util::sysroot()?;
     util::llvm_tools_dir(&sysroot).ok_or_else(|| {
-        util::Error(format!(
+        anyhow!(
             "llvm-link not found under {}/lib/rustlib/*/bin: install the llvm-tools \
              component (`rustup component add llvm-tools`)",
             sysroot.display()
-        ))
+        )
     })
 }
 
@@ -251,15 +263,15 @@ fn tool(cmd: &mut Command) -> Result<()> {
     let out = cmd
         .stdin(Stdio::null())
         .output()
-        .context(|| format!("cannot start `{}`", util::show(cmd)))?;
+        .with_context(|| format!("cannot start `{}`", util::show(cmd)))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
-        return fail(format!(
+        bail!(
             "`{}` failed ({})\n{}",
             util::show(cmd),
             out.status,
             stderr.trim_end()
-        ));
+        );
     }
     if !stderr.trim().is_empty() {
         eprintln!("ferrotile PTX linker: {}", stderr.trim_end());
@@ -276,7 +288,7 @@ fn link_ptx(link: &LinkArgs) -> Result<()> {
         if p.is_file() {
             Ok(p)
         } else {
-            fail(format!(
+            Err(anyhow!(
                 "{} not found (llvm-tools component missing? `rustup component add llvm-tools`)",
                 p.display()
             ))
@@ -364,14 +376,14 @@ fn link_ptx(link: &LinkArgs) -> Result<()> {
     )?;
     // 5. Launch bounds.
     let text = util::read(&tmp_ptx)?;
-    let text = String::from_utf8(text).map_err(|_| util::Error("llc wrote PTX that is not UTF-8".into()))?;
+    let text = String::from_utf8(text).context("llc wrote PTX that is not UTF-8")?;
     // The bounds of the kernels this module exports (the table also holds
     // those of the other module's kernels).
     let bounds: Vec<_> = ferrotile_kernels::launch::LAUNCH_BOUNDS.iter().filter(|b| link.exports.iter().any(|e| e == b.kernel)).copied().collect();
     let text = crate::directives::apply(&text, &bounds)?;
     util::write(&tmp_ptx, text.as_bytes())?;
     std::fs::rename(&tmp_ptx, output)
-        .context(|| format!("cannot move {} to {}", tmp_ptx.display(), output.display()))?;
+        .with_context(|| format!("cannot move {} to {}", tmp_ptx.display(), output.display()))?;
     if std::env::var_os(KEEP_ENV).is_none() {
         util::remove_dir_all(&work)?;
     }
@@ -397,15 +409,15 @@ fn unpack_bitcode_members(archives: &[PathBuf], dir: &Path) -> Result<Vec<PathBu
     let mut paths = Vec::new();
     for (ai, archive) in archives.iter().enumerate() {
         let bytes = util::read(archive)?;
-        for (mi, member) in ar::members(&bytes, &archive.display().to_string())?
-            .iter()
+        for (mi, (name, data)) in archive_members(&bytes)
+            .with_context(|| format!("cannot read the archive {}", archive.display()))?
+            .into_iter()
             .enumerate()
         {
-            if !ar::is_bitcode(member.data) {
+            if !is_bitcode(data) {
                 continue;
             }
-            let safe: String = member
-                .name
+            let safe: String = String::from_utf8_lossy(name)
                 .chars()
                 .map(|c| {
                     if c.is_ascii_alphanumeric() || "._-".contains(c) {
@@ -416,11 +428,31 @@ fn unpack_bitcode_members(archives: &[PathBuf], dir: &Path) -> Result<Vec<PathBu
                 })
                 .collect();
             let path = dir.join(format!("{ai:02}-{mi:04}-{safe}"));
-            util::write(&path, member.data)?;
+            util::write(&path, data)?;
             paths.push(path);
         }
     }
     Ok(paths)
+}
+
+/// The regular members (name, data) of an `ar` archive such as an `.rlib`,
+/// in archive order; symbol and long-name tables are not members.
+fn archive_members(archive: &[u8]) -> Result<Vec<(&[u8], &[u8])>> {
+    let file = ArchiveFile::parse(archive)?;
+    if file.is_thin() {
+        bail!("thin archives are not supported");
+    }
+    let mut out = Vec::new();
+    for member in file.members() {
+        let member = member?;
+        out.push((member.name(), member.data(archive)?));
+    }
+    Ok(out)
+}
+
+/// Whether `data` is LLVM bitcode (raw, or in the wrapper header).
+fn is_bitcode(data: &[u8]) -> bool {
+    data.starts_with(b"BC\xC0\xDE") || data.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
 }
 
 #[cfg(test)]
@@ -476,24 +508,91 @@ mod tests {
         assert!(
             parse_args(&bad)
                 .unwrap_err()
-                .0
+                .to_string()
                 .contains("unsupported linker argument")
         );
         let mut bad = base.clone();
         bad.extend(strings(&["--target", "x86_64-unknown-linux-gnu"]));
-        assert!(parse_args(&bad).unwrap_err().0.contains("only links"));
+        assert!(parse_args(&bad).unwrap_err().to_string().contains("only links"));
         assert!(
             parse_args(&strings(&["a.o", "-o", "x.ptx"]))
                 .unwrap_err()
-                .0
+                .to_string()
                 .contains("target-cpu")
         );
         assert!(
             parse_args(&strings(&["a.o", "--target-cpu"]))
                 .unwrap_err()
-                .0
+                .to_string()
                 .contains("needs a value")
         );
+    }
+
+    /// A GNU `ar` archive (what rustc writes an `.rlib` as): symbol table,
+    /// long-name table, then the members.
+    fn gnu_archive(members: &[(&str, &[u8])]) -> Vec<u8> {
+        fn member(out: &mut Vec<u8>, name: &str, data: &[u8]) {
+            let header = format!("{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", 0, 0, 0, 644, data.len());
+            assert_eq!(header.len(), 60);
+            out.extend(header.as_bytes());
+            out.extend(data);
+            if data.len() % 2 == 1 {
+                out.push(b'\n');
+            }
+        }
+        let mut table = String::new();
+        let mut names = Vec::new();
+        for (name, _) in members {
+            if name.len() > 15 {
+                names.push(format!("/{}", table.len()));
+                table.push_str(&format!("{name}/\n"));
+            } else {
+                names.push(format!("{name}/"));
+            }
+        }
+        let mut out = b"!<arch>\n".to_vec();
+        member(&mut out, "/", b"\0\0\0\0");
+        member(&mut out, "//", table.as_bytes());
+        for (name, (_, data)) in names.iter().zip(members) {
+            member(&mut out, name, data);
+        }
+        out
+    }
+
+    #[test]
+    fn reads_rlib_members_in_order() {
+        let long = "core-0123456789abcdef.core.cgu.00.rcgu.o";
+        let long2 = "compiler_builtins-0123.cgu.1.rcgu.o";
+        let ar = gnu_archive(&[
+            ("lib.rmeta", b"rust"),
+            (long, b"BC\xC0\xDEodd"),
+            (long2, b"\xDE\xC0\x17\x0B"),
+        ]);
+        let got = archive_members(&ar).unwrap();
+        let names: Vec<_> = got.iter().map(|(n, _)| String::from_utf8_lossy(n)).collect();
+        assert_eq!(names, ["lib.rmeta", long, long2]);
+        assert_eq!(got[1].1, b"BC\xC0\xDEodd");
+        let bitcode: Vec<_> = got.iter().map(|(_, d)| is_bitcode(d)).collect();
+        assert_eq!(bitcode, [false, true, true]);
+
+        let dir = std::env::temp_dir().join(format!("xtask-ar-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rlib = dir.join("libcore-1.rlib");
+        std::fs::write(&rlib, &ar).unwrap();
+        let paths = unpack_bitcode_members(&[rlib], &dir.join("members")).unwrap();
+        let files: Vec<_> = paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(files, [format!("00-0001-{long}"), format!("00-0002-{long2}")]);
+        assert_eq!(std::fs::read(&paths[0]).unwrap(), b"BC\xC0\xDEodd");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_archives_are_errors() {
+        assert!(archive_members(b"hello").is_err());
+        let mut ar = gnu_archive(&[("a.o", b"BC\xC0\xDE")]);
+        ar.truncate(ar.len() - 2);
+        assert!(archive_members(&ar).is_err());
+        assert!(archive_members(b"!<thin>\n").unwrap_err().to_string().contains("thin"));
     }
 
     #[test]
@@ -502,6 +601,8 @@ mod tests {
             split_response_file("--export-symbol\nk1\n/a\\ b/x.o\n'q r' \"s\\\"t\"\n").unwrap();
         assert_eq!(got, ["--export-symbol", "k1", "/a b/x.o", "q r", "s\"t"]);
         assert!(split_response_file("'open").is_err());
+        // Not shell syntax: `#` starts no comment.
+        assert_eq!(split_response_file("a.o\n#b.o\n").unwrap(), ["a.o", "#b.o"]);
 
         let dir = std::env::temp_dir().join(format!("xtask-rsp-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -2,12 +2,12 @@
 //!
 //! The same executable is also rustc's linker for the nvptx64 kernels build
 //! (see `linker.rs`): started with `FERROTILE_PTX_LINKER` set in its
-//! environment, it links PTX instead of reading a subcommand.
+//! environment, it links PTX instead of reading a subcommand. rustc's linker
+//! arguments are not a command line of ours, so they bypass clap.
 
-mod ar;
+mod artifacts;
 mod bundle;
 mod directives;
-mod json;
 mod linker;
 mod ptx;
 mod ptxas;
@@ -16,33 +16,9 @@ mod util;
 
 use std::process::ExitCode;
 
-const HELP: &str = "\
-cargo xtask <command> [options]
+use clap::{CommandFactory, Parser, Subcommand};
 
-Commands:
-  build-ptx      Compile the kernels crate (ferrotile-kernels) for nvptx64 with
-                 -Zbuild-std=core, once per target (today: sm_80), linking with
-                 this executable as rustc's linker, and write host/ptx/<arch>.ptx.
-                 Prints each file's entry points and their fma.rn.f32 counts.
-  check-ptx      Rebuild the PTX into target/ptx-check/ and fail if a committed
-                 host/ptx/*.ptx is missing, stale or no longer built (with a hint
-                 of where it differs); then print the ptxas report of the build.
-  ptxas-report   Run `ptxas -v` on the committed PTX for every GPU it targets
-                 (sm_80 PTX: sm_80 and sm_90) and print registers, static shared
-                 memory, stack frame and spills per kernel. Fails on any spill,
-                 and on a stack frame in a hot kernel (name starting with
-                 sgemm_ or transpose_).
-  test [-- ARGS] The project's test command (what CI runs): checks the toolchain
-                 components (rust-src, llvm-tools; adds them with rustup if
-                 missing), installs ptxas, runs check-ptx, then
-                 `cargo test --workspace --release [ARGS]`.
-  gpu-bundle     Build the workspace's test and bench executables (release),
-                 strip them into bundle/bin/ with host/ptx/ in bundle/ptx/ and a
-                 runner, for a CUDA machine without Rust:
-                     bash bundle/run.sh [quick|full|tests]
-                 Fails if the bundle is over 60 MiB.
-  help           This text.
-
+const ENVIRONMENT: &str = "\
 Environment:
   FERROTILE_PTXAS=PATH        use this ptxas instead of target/tools/ptxas (which
                               is extracted from the PyPI wheel nvidia-cuda-nvcc-cu12
@@ -52,68 +28,112 @@ Environment:
   FERROTILE_PTX_KEEP_TEMPS=1  keep the linker's intermediate bitcode
                               (target/ptx-<arch>/…/deps/*.ptx.link/)
   FERROTILE_PTX_LINKER=1      set by build-ptx for rustc's linker call: makes this
-                              executable act as the PTX linker (not for manual use)
-";
+                              executable act as the PTX linker (not for manual use)";
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "ferrotile's build and CI tasks",
+    after_help = ENVIRONMENT
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile the kernels crate (ferrotile-kernels) for nvptx64 with
+    /// -Zbuild-std=core, once per target (today: sm_80), linking with
+    /// this executable as rustc's linker, and write host/ptx/<arch>.ptx.
+    /// Prints each file's entry points and their fma.rn.f32 counts.
+    #[command(verbatim_doc_comment)]
+    BuildPtx,
+    /// Rebuild the PTX into target/ptx-check/ and fail if a committed
+    /// host/ptx/*.ptx is missing, stale or no longer built (with a hint
+    /// of where it differs); then print the ptxas report of the build.
+    #[command(verbatim_doc_comment)]
+    CheckPtx,
+    /// Run `ptxas -v` on the committed PTX for every GPU it targets
+    /// (sm_80 PTX: sm_80 and sm_90) and print registers, static shared
+    /// memory, stack frame and spills per kernel. Fails on any spill,
+    /// and on a stack frame in a hot kernel (name starting with
+    /// sgemm_ or transpose_).
+    #[command(verbatim_doc_comment)]
+    PtxasReport,
+    /// The project's test command (what CI runs): checks the toolchain
+    /// components (rust-src, llvm-tools; adds them with rustup if
+    /// missing), installs ptxas, runs check-ptx, then
+    /// `cargo test --workspace --release [ARGS]`.
+    #[command(verbatim_doc_comment)]
+    Test {
+        /// Passed on to `cargo test` (write them after `--`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+        args: Vec<String>,
+    },
+    /// Build the workspace's test and bench executables (release),
+    /// strip them into bundle/bin/ with host/ptx/ in bundle/ptx/ and a
+    /// runner, for a CUDA machine without Rust:
+    ///     bash bundle/run.sh [quick|full|tests]
+    /// Fails if the bundle is over 60 MiB.
+    #[command(verbatim_doc_comment)]
+    GpuBundle,
+}
 
 fn main() -> ExitCode {
-    let mut args: Vec<_> = std::env::args_os().skip(1).collect();
-
     if std::env::var_os(linker::ENV).is_some() {
+        let args = std::env::args_os().skip(1).collect();
         return match linker::main(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("error: ferrotile PTX linker ({}=1): {e}", linker::ENV);
+                eprintln!("error: ferrotile PTX linker ({}=1): {e:#}", linker::ENV);
                 ExitCode::FAILURE
             }
         };
     }
 
-    if let Err(e) = std::env::set_current_dir(util::workspace_root()) {
-        eprintln!(
-            "error: cannot enter the workspace root {}: {e}",
-            util::workspace_root().display()
-        );
-        return ExitCode::FAILURE;
-    }
-    let command = if args.is_empty() {
-        "help".into()
-    } else {
-        args.remove(0)
-    };
-    let rest: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let no_args = |name: &str| -> util::Result<()> {
-        if rest.is_empty() {
-            Ok(())
-        } else {
-            util::fail(format!(
-                "`cargo xtask {name}` takes no arguments (got {})",
-                rest.join(" ")
-            ))
-        }
-    };
-    let result = match command.to_str().unwrap_or("") {
-        "help" | "-h" | "--help" => {
-            print!("{HELP}");
-            Ok(())
-        }
-        "build-ptx" => no_args("build-ptx").and_then(|()| ptx::build()),
-        "check-ptx" => no_args("check-ptx").and_then(|()| ptx::check()),
-        "ptxas-report" => no_args("ptxas-report").and_then(|()| ptxas::report_committed()),
-        "test" => tasks::test(&rest),
-        "gpu-bundle" => no_args("gpu-bundle").and_then(|()| bundle::gpu_bundle()),
-        other => {
-            eprint!("{HELP}");
-            util::fail(format!("unknown command `{other}` (see above)"))
-        }
-    };
+    let cli = Cli::parse();
+    let result = std::env::set_current_dir(util::workspace_root())
+        .map_err(anyhow::Error::from)
+        .and_then(|()| match cli.command {
+            None => Cli::command().print_long_help().map_err(Into::into),
+            Some(Command::BuildPtx) => ptx::build(),
+            Some(Command::CheckPtx) => ptx::check(),
+            Some(Command::PtxasReport) => ptxas::report_committed(),
+            Some(Command::Test { args }) => tasks::test(&args),
+            Some(Command::GpuBundle) => bundle::gpu_bundle(),
+        });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line() {
+        Cli::command().debug_assert();
+        let parse = |args: &[&str]| Cli::try_parse_from([&["cargo xtask"], args].concat());
+        assert!(matches!(parse(&[]).unwrap().command, None));
+        assert!(matches!(parse(&["check-ptx"]).unwrap().command, Some(Command::CheckPtx)));
+        assert!(parse(&["check-ptx", "extra"]).is_err());
+        assert!(parse(&["no-such-command"]).is_err());
+        for (args, want) in [
+            (&["test"][..], &[][..]),
+            (&["test", "--", "emulator::", "--skip", "big"], &["emulator::", "--skip", "big"]),
+            (&["test", "emulator::"], &["emulator::"]),
+        ] {
+            let Some(Command::Test { args }) = parse(args).unwrap().command else {
+                panic!("{args:?} is not `test`")
+            };
+            assert_eq!(args, want);
         }
     }
 }

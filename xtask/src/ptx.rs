@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::json;
+use anyhow::{Context, Result, bail};
+
+use crate::artifacts;
 use crate::linker;
-use crate::util::{self, Context, Result, fail};
+use crate::util;
 
 /// One PTX file the kernels crate is compiled to.
 pub struct PtxTarget {
@@ -60,25 +62,25 @@ fn target_dir(target: &PtxTarget) -> PathBuf {
 /// as its linker. When xtask changes, the linker's path changes with it, so
 /// cargo (which tracks the flag, not the file) relinks the PTX.
 fn linker_copy() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context(|| "cannot locate the xtask executable".into())?;
+    let exe = std::env::current_exe().context("cannot locate the xtask executable")?;
     let bytes = util::read(&exe)?;
     let dir = Path::new("target").join("ptx-linker");
-    let copy = dir.join(format!("xtask-{:016x}", util::fnv1a(&bytes)));
+    let copy = dir.join(format!("xtask-{:016x}", util::content_hash(&bytes)));
     if !copy.is_file() {
         // Copies for older xtask builds are of no further use.
         util::remove_dir_all(&dir)?;
         let tmp = dir.join(format!("xtask.tmp.{}", std::process::id()));
         util::write(&tmp, &bytes)?;
         set_executable(&tmp)?;
-        std::fs::rename(&tmp, &copy).context(|| format!("cannot create {}", copy.display()))?;
+        std::fs::rename(&tmp, &copy).with_context(|| format!("cannot create {}", copy.display()))?;
     }
-    std::path::absolute(&copy).context(|| format!("cannot resolve {}", copy.display()))
+    std::path::absolute(&copy).with_context(|| format!("cannot resolve {}", copy.display()))
 }
 
 pub fn set_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .context(|| format!("cannot make {} executable", path.display()))
+        .with_context(|| format!("cannot make {} executable", path.display()))
 }
 
 /// Compiles the kernels crate for one target (in [`target_dir`]) and
@@ -89,7 +91,7 @@ pub fn compile(target: &PtxTarget, built: &[(&str, String)]) -> Result<String> {
         None => String::new(),
         Some(base) => {
             let Some((_, text)) = built.iter().find(|(f, _)| *f == base) else {
-                return fail(format!("PTX target {} needs {base} built first", target.file));
+                bail!("PTX target {} needs {base} built first", target.file);
             };
             entries(text).into_iter().map(|e| e.name).collect::<Vec<_>>().join(",")
         }
@@ -107,7 +109,7 @@ pub fn compile(target: &PtxTarget, built: &[(&str, String)]) -> Result<String> {
     .args(["-Zbuild-std=core", "--crate-type", "cdylib"])
     .arg("--target-dir")
     .arg(target_dir(target))
-    .arg(json::MESSAGE_FORMAT);
+    .arg(artifacts::MESSAGE_FORMAT);
     if !target.features.is_empty() {
         cmd.arg("--features").arg(target.features.join(","));
     }
@@ -125,32 +127,32 @@ pub fn compile(target: &PtxTarget, built: &[(&str, String)]) -> Result<String> {
     // CARGO_TARGET_*_RUSTFLAGS and `rustflags` in config files, so flags of
     // the outer (host) build never reach the device build.
     cmd.env("CARGO_ENCODED_RUSTFLAGS", "").env(linker::ENV, "1").env(linker::EXCLUDE_ENV, &exclude);
-    let messages = json::cargo_artifacts(&mut cmd)
-        .map_err(|e| util::Error(format!("building the PTX for {} failed: {e}", target.arch)))?;
-    let ptx = messages
+    let artifacts = artifacts::cargo_artifacts(&mut cmd)
+        .with_context(|| format!("building the PTX for {} failed", target.file))?;
+    let ptx = artifacts
         .iter()
-        .filter(|m| m.get("target").get("name").as_str() == Some(KERNELS_CRATE))
-        .flat_map(|m| m.get("filenames").strings())
-        .find(|f| f.ends_with(".ptx"))
-        .map(PathBuf::from);
+        .filter(|a| a.target.name == KERNELS_CRATE)
+        .flat_map(|a| &a.filenames)
+        .find(|f| f.extension() == Some("ptx"))
+        .map(|f| f.clone().into_std_path_buf());
     let Some(path) = ptx else {
-        return fail(format!(
+        bail!(
             "cargo built {KERNELS_PACKAGE} for {} but reported no .ptx file \
              (is the crate's crate-type overridden?)",
             target.arch
-        ));
+        );
     };
     let text =
-        std::fs::read_to_string(&path).context(|| format!("cannot read {}", path.display()))?;
+        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     if !text
         .lines()
         .any(|l| l.trim() == format!(".target {}", target.arch))
     {
-        return fail(format!(
+        bail!(
             "{} has no `.target {}` line: not PTX for this target",
             path.display(),
             target.arch
-        ));
+        );
     }
     Ok(text)
 }
@@ -300,9 +302,9 @@ pub fn check() -> Result<()> {
         }
         msg.push_str("run `cargo xtask build-ptx` and commit host/ptx/");
         if let Err(e) = report {
-            msg.push_str(&format!("\nand the ptxas report failed too: {e}"));
+            msg.push_str(&format!("\nand the ptxas report failed too: {e:#}"));
         }
-        return fail(msg);
+        bail!(msg);
     }
     report
 }

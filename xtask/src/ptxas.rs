@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::ptx::{self, PtxTarget};
-use crate::util::{self, Context, Result, fail};
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::util;
 
 /// Overrides which ptxas is used.
 pub const PTXAS_ENV: &str = "FERROTILE_PTXAS";
@@ -23,7 +25,7 @@ pub fn ensure_ptxas() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os(PTXAS_ENV) {
         let p = PathBuf::from(p);
         if !p.is_file() {
-            return fail(format!("{PTXAS_ENV}={} does not exist", p.display()));
+            bail!("{PTXAS_ENV}={} does not exist", p.display());
         }
         return Ok(p);
     }
@@ -50,40 +52,41 @@ pub fn ensure_ptxas() -> Result<PathBuf> {
                     .arg(&wheel_dir),
             )
             .map_err(|e| {
-                util::Error(format!(
-                    "{e}\nptxas comes from the PyPI wheel {WHEEL}: python3 with pip is needed \
+                anyhow!(
+                    "{e:#}\nptxas comes from the PyPI wheel {WHEEL}: python3 with pip is needed \
                      (Debian: apt-get install python3-pip), or set {PTXAS_ENV}=/path/to/ptxas"
-                ))
+                )
             })?;
-            find_wheel(&wheel_dir)?.ok_or_else(|| {
-                util::Error(format!(
+            find_wheel(&wheel_dir)?.with_context(|| {
+                format!(
                     "pip reported success but no .whl is in {}",
                     wheel_dir.display()
-                ))
+                )
             })?
         }
     };
     let tmp = Path::new(TOOLS_DIR).join("ptxas.tmp");
-    let script = "import sys, zipfile, shutil\n\
-                  with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], 'wb') as dst:\n    \
-                  shutil.copyfileobj(src, dst)\n";
-    util::run(
-        Command::new("python3")
-            .args(["-c", script])
-            .arg(&wheel)
-            .arg(WHEEL_MEMBER)
-            .arg(&tmp),
-    )
-    .map_err(|e| {
-        util::Error(format!(
-            "cannot extract {WHEEL_MEMBER} from {}: {e}",
+    extract(&wheel, WHEEL_MEMBER, &tmp).with_context(|| {
+        format!(
+            "cannot extract {WHEEL_MEMBER} from {}",
             wheel.display()
-        ))
+        )
     })?;
     ptx::set_executable(&tmp)?;
-    std::fs::rename(&tmp, &ptxas).context(|| format!("cannot create {}", ptxas.display()))?;
+    std::fs::rename(&tmp, &ptxas).with_context(|| format!("cannot create {}", ptxas.display()))?;
     println!("installed {}", ptxas.display());
     Ok(ptxas)
+}
+
+/// Copies the member `name` of the zip archive `archive` (a wheel) to `dest`.
+fn extract(archive: &Path, name: &str, dest: &Path) -> Result<()> {
+    let file = std::fs::File::open(archive)?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))?;
+    let mut member = zip.by_name(name)?;
+    let mut out = std::fs::File::create(dest)
+        .with_context(|| format!("cannot create {}", dest.display()))?;
+    std::io::copy(&mut member, &mut out)?;
+    Ok(())
 }
 
 fn find_wheel(dir: &Path) -> Result<Option<PathBuf>> {
@@ -235,19 +238,19 @@ pub fn report(files: &[(&PtxTarget, PathBuf)]) -> Result<()> {
                 .args(["-o", "/dev/null"]);
             let out = cmd
                 .output()
-                .context(|| format!("cannot start `{}`", util::show(&cmd)))?;
+                .with_context(|| format!("cannot start `{}`", util::show(&cmd)))?;
             let text = format!(
                 "{}{}",
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr)
             );
             if !out.status.success() {
-                return fail(format!(
+                bail!(
                     "`{}` failed ({})\n{}",
                     util::show(&cmd),
                     out.status,
                     text.trim_end()
-                ));
+                );
             }
             for line in text
                 .lines()
@@ -273,7 +276,7 @@ pub fn report(files: &[(&PtxTarget, PathBuf)]) -> Result<()> {
         for p in &all_problems {
             msg.push_str(&format!("\n  - {p}"));
         }
-        fail(msg)
+        Err(anyhow!(msg))
     }
 }
 
@@ -310,10 +313,10 @@ pub fn report_committed() -> Result<()> {
     for target in ptx::TARGETS {
         let path = ptx::committed_path(target);
         if !path.is_file() {
-            return fail(format!(
+            bail!(
                 "{} is missing: run `cargo xtask build-ptx`",
                 path.display()
-            ));
+            );
         }
         files.push((target, path));
     }

@@ -3,7 +3,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{self, Context, Result, fail};
+use anyhow::{Context, Result, anyhow, bail};
+
+use crate::util;
 use crate::{ptx, ptxas};
 
 /// What the kernels build needs from the toolchain besides rustc.
@@ -44,7 +46,7 @@ pub fn ensure_components() -> Result<()> {
     if still.is_empty() {
         Ok(())
     } else {
-        fail(format!(
+        Err(anyhow!(
             "toolchain {} still lacks {} after `rustup component add`",
             sysroot.display(),
             still.join(", ")
@@ -56,31 +58,28 @@ fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
 }
 
-/// `cargo xtask test [-- ARGS]`. A failing phase does not stop the later
-/// ones (CI output then shows everything); the toolchain check does.
-pub fn test(args: &[String]) -> Result<()> {
-    let extra = match args.first() {
-        Some(first) if first == "--" => &args[1..],
-        _ => args,
-    };
+/// `cargo xtask test [-- ARGS]` (`extra`: the ARGS). A failing phase does
+/// not stop the later ones (CI output then shows everything); the toolchain
+/// check does.
+pub fn test(extra: &[String]) -> Result<()> {
     let mut failed = Vec::new();
 
-    heading(1, 4, "toolchain components (rust-src, llvm-tools)");
+    heading(1, 6, "toolchain components (rust-src, llvm-tools)");
     ensure_components()?;
 
-    heading(2, 4, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
+    heading(2, 6, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
     match ptxas::ensure_ptxas() {
         Ok(path) => println!("ptxas: {}", path.display()),
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             failed.push("ptxas install");
         }
     }
 
-    heading(3, 4, "check-ptx: committed PTX up to date, ptxas report");
+    heading(3, 6, "check-ptx: committed PTX up to date, ptxas report");
     if failed.is_empty() {
         if let Err(e) = ptx::check() {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             failed.push("check-ptx");
         }
     } else {
@@ -88,56 +87,35 @@ pub fn test(args: &[String]) -> Result<()> {
         failed.push("check-ptx");
     }
 
-    // xtask builds the kernels crate with its experiments (for their launch
-    // bounds), so it is tested on its own: the workspace run then builds
-    // exactly what a user of the library gets.
-    let mut cmd = util::cargo();
-    cmd.args(["test", "--workspace", "--exclude", "xtask", "--release"]).args(extra);
-    heading(
-        4,
-        4,
-        &format!("cargo test --workspace --exclude xtask --release {}", extra.join(" ")).trim_end(),
-    );
-    let mut totals = match run_counting(&mut cmd) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {e}");
-            failed.push("cargo test");
-            TestTotals::default()
-        }
-    };
-
-    // xtask's own tests, then the experiment kernels (feature
-    // `experiments`, their own PTX module): the kernel tests once more with
-    // them built in.
-    for (what, args) in [
-        ("cargo test --release -p xtask", &["test", "--release", "-p", "xtask"][..]),
-    ] {
-        println!("\n$ {what}");
-        match run_counting(util::cargo().args(args)) {
+    // Three test runs, each with its own feature set: the workspace as a
+    // user of the library gets it (xtask excluded: it builds the kernels
+    // crate with its experiments, for their launch bounds, and cargo would
+    // unify that into the others); xtask's own tests; and the kernel tests
+    // once more with the experiment kernels (feature `experiments`, their
+    // own PTX module) built in.
+    let runs: [(&str, Vec<&str>); 3] = [
+        ("cargo test", vec!["test", "--workspace", "--exclude", "xtask", "--release"]),
+        ("cargo test -p xtask", vec!["test", "--release", "-p", "xtask"]),
+        (
+            "cargo test --features experiments",
+            vec!["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--features", "experiments"],
+        ),
+    ];
+    let mut totals = TestTotals::default();
+    for (i, (phase, args)) in runs.iter().enumerate() {
+        let mut cmd = util::cargo();
+        cmd.args(args).args(extra);
+        heading(4 + i, 6, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
+        match run_counting(&mut cmd) {
             Ok(t) => {
                 totals.passed += t.passed;
                 totals.failed += t.failed;
                 totals.ignored += t.ignored;
             }
             Err(e) => {
-                eprintln!("error: {e}");
-                failed.push("cargo test -p xtask");
+                eprintln!("error: {e:#}");
+                failed.push(*phase);
             }
-        }
-    }
-    let mut cmd = util::cargo();
-    cmd.args(["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--features", "experiments"]).args(extra);
-    println!("\n==> [4/4] cargo test --release -p ferrotile-cli --test kernels --features experiments");
-    match run_counting(&mut cmd) {
-        Ok(t) => {
-            totals.passed += t.passed;
-            totals.failed += t.failed;
-            totals.ignored += t.ignored;
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            failed.push("cargo test --features experiments");
         }
     }
 
@@ -153,7 +131,7 @@ pub fn test(args: &[String]) -> Result<()> {
         Ok(())
     } else {
         println!("{closing}");
-        fail(format!(
+        Err(anyhow!(
             "xtask test: failed phase(s): {}",
             failed.join(", ")
         ))
@@ -197,20 +175,20 @@ fn run_counting(cmd: &mut std::process::Command) -> Result<TestTotals> {
     let mut child = cmd
         .stdout(std::process::Stdio::piped())
         .spawn()
-        .context(|| "cannot start cargo test".to_string())?;
+        .context("cannot start cargo test")?;
     let mut totals = TestTotals::default();
     if let Some(out) = child.stdout.take() {
         let stdout = std::io::stdout();
         for line in BufReader::new(out).lines() {
-            let line = line.context(|| "cannot read cargo test's output".to_string())?;
+            let line = line.context("cannot read cargo test's output")?;
             totals.add_line(&line);
             let mut lock = stdout.lock();
             let _ = writeln!(lock, "{line}");
         }
     }
-    let status = child.wait().context(|| "cargo test did not finish".to_string())?;
+    let status = child.wait().context("cargo test did not finish")?;
     if !status.success() {
-        return fail(format!("cargo test failed ({status})"));
+        bail!("cargo test failed ({status})");
     }
     Ok(totals)
 }

@@ -1,42 +1,14 @@
-//! Errors, process running and small file helpers shared by the subcommands.
+//! Process running and small file helpers shared by the subcommands, and the
+//! project-specific places: the workspace root, the sysroot, llvm-tools.
+//!
+//! Errors are `anyhow` errors; `main` prints them with their context chain
+//! (`error: what was being done: why it failed`).
 
-use std::ffi::OsStr;
-use std::fmt;
+use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// An expected failure: printed as `error: …` and turned into exit status 1.
-pub struct Error(pub String);
-
-impl fmt::Debug for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-pub type Result<T> = std::result::Result<T, Error>;
-
-/// `Err(Error)` from a message.
-pub fn fail<T>(msg: impl Into<String>) -> Result<T> {
-    Err(Error(msg.into()))
-}
-
-/// Adds what was being done to an error from the standard library.
-pub trait Context<T> {
-    fn context(self, what: impl FnOnce() -> String) -> Result<T>;
-}
-
-impl<T, E: fmt::Display> Context<T> for std::result::Result<T, E> {
-    fn context(self, what: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|e| Error(format!("{}: {e}", what())))
-    }
-}
+use anyhow::{Context, Result, bail};
 
 /// The workspace root (the parent of this crate's directory). Every
 /// subcommand runs with this as its working directory.
@@ -55,38 +27,25 @@ pub fn rustc() -> Command {
     Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
 }
 
-/// The command line as a shell would show it, for messages.
+/// The command line as a shell would take it, for messages.
 pub fn show(cmd: &Command) -> String {
-    let mut s = quote(cmd.get_program());
-    for arg in cmd.get_args() {
-        s.push(' ');
-        s.push_str(&quote(arg));
-    }
-    s
-}
-
-fn quote(s: &OsStr) -> String {
-    let s = s.to_string_lossy();
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        s.into_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+    let words: Vec<_> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|w| w.to_string_lossy())
+        .collect();
+    // shlex refuses only NUL bytes, which no process argument can hold.
+    shlex::try_join(words.iter().map(|w| w.as_ref())).unwrap_or_else(|_| words.join(" "))
 }
 
 /// Runs a command with inherited stdio; fails unless it exits with 0.
 pub fn run(cmd: &mut Command) -> Result<()> {
     let status = cmd
         .status()
-        .context(|| format!("cannot start `{}`", show(cmd)))?;
-    if status.success() {
-        Ok(())
-    } else {
-        fail(format!("`{}` failed ({status})", show(cmd)))
+        .with_context(|| format!("cannot start `{}`", show(cmd)))?;
+    if !status.success() {
+        bail!("`{}` failed ({status})", show(cmd));
     }
+    Ok(())
 }
 
 /// Runs a command capturing stdout and stderr; fails (showing stderr) unless
@@ -95,17 +54,16 @@ pub fn output(cmd: &mut Command) -> Result<Output> {
     let out = cmd
         .stdin(Stdio::null())
         .output()
-        .context(|| format!("cannot start `{}`", show(cmd)))?;
-    if out.status.success() {
-        Ok(out)
-    } else {
-        fail(format!(
+        .with_context(|| format!("cannot start `{}`", show(cmd)))?;
+    if !out.status.success() {
+        bail!(
             "`{}` failed ({})\n{}",
             show(cmd),
             out.status,
             String::from_utf8_lossy(&out.stderr).trim_end()
-        ))
+        );
     }
+    Ok(out)
 }
 
 /// Stdout of a successful command, as a trimmed string.
@@ -115,25 +73,26 @@ pub fn stdout_of(cmd: &mut Command) -> Result<String> {
 }
 
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).context(|| format!("cannot read {}", path.display()))
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
+/// Writes `data` to `path`, creating its directory first.
 pub fn write(path: &Path, data: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent() {
         create_dir_all(dir)?;
     }
-    std::fs::write(path, data).context(|| format!("cannot write {}", path.display()))
+    std::fs::write(path, data).with_context(|| format!("cannot write {}", path.display()))
 }
 
 pub fn create_dir_all(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).context(|| format!("cannot create {}", dir.display()))
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
 }
 
 /// Removes a directory tree if it exists.
 pub fn remove_dir_all(dir: &Path) -> Result<()> {
     match std::fs::remove_dir_all(dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            fail(format!("cannot remove {}: {e}", dir.display()))
+            Err(e).with_context(|| format!("cannot remove {}", dir.display()))
         }
         _ => Ok(()),
     }
@@ -141,34 +100,19 @@ pub fn remove_dir_all(dir: &Path) -> Result<()> {
 
 /// `dir`'s entries, sorted by name (for deterministic output).
 pub fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut entries = Vec::new();
-    for entry in std::fs::read_dir(dir).context(|| format!("cannot list {}", dir.display()))? {
-        entries.push(
-            entry
-                .context(|| format!("cannot list {}", dir.display()))?
-                .path(),
-        );
-    }
+    let mut entries = std::fs::read_dir(dir)
+        .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect::<Result<Vec<_>, _>>())
+        .with_context(|| format!("cannot list {}", dir.display()))?;
     entries.sort();
     Ok(entries)
 }
 
-/// Whether an executable named `name` is on `PATH`.
-pub fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
-}
-
-/// 64-bit FNV-1a: a stable content hash (std's hasher is not stable).
-pub fn fnv1a(data: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in data {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+/// A stable 64-bit content hash (FNV-1a; std's hasher is not stable across
+/// releases).
+pub fn content_hash(data: &[u8]) -> u64 {
+    let mut h = fnv::FnvHasher::default();
+    h.write(data);
+    h.finish()
 }
 
 /// The toolchain's sysroot (`rustc --print sysroot`).
@@ -201,15 +145,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fnv1a_known_values() {
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    fn content_hash_is_fnv1a() {
+        assert_eq!(content_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(content_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
     }
 
     #[test]
     fn show_quotes_only_when_needed() {
         let mut cmd = Command::new("llc");
         cmd.args(["-O3", "a b", "-passes=default<O3>", "it's"]);
-        assert_eq!(show(&cmd), r"llc -O3 'a b' '-passes=default<O3>' 'it'\''s'");
+        let shown = show(&cmd);
+        assert!(shown.starts_with("llc -O3 "), "{shown}");
+        assert_eq!(
+            shlex::split(&shown).unwrap(),
+            ["llc", "-O3", "a b", "-passes=default<O3>", "it's"]
+        );
     }
 }

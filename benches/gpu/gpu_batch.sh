@@ -2,7 +2,7 @@
 # One batch on a lent GPU machine (no Rust there): the bundle's tests, the
 # tour and every benchmark (bundle/run.sh), then the PyTorch baselines.
 # Build the bundle first with `cargo xtask gpu-bundle`; run from the repo
-# root: `bash bench/gpu_batch.sh [quick|full]`. Logs are packed into
+# root: `bash benches/gpu/gpu_batch.sh [quick|full]`. Logs are packed into
 # $OUT/logs.tgz (the device tool returns at most 8 files); the summary table
 # of run.sh is printed last.
 set -uo pipefail
@@ -11,7 +11,7 @@ work=${FERROTILE_WORK:-/tmp/ferrotile-batch}
 mkdir -p "$work/logs"
 OUT=$work bash bundle/run.sh "$mode" > "$work/logs/run.log" 2>&1
 rc=$?
-for py in bench/torch_transpose.py bench/torch_sgemm.py; do
+for py in benches/gpu/torch_transpose.py benches/gpu/torch_sgemm.py; do
   python3 "$py" > "$work/logs/$(basename "$py" .py).log" 2>&1 || echo "$py failed (see its log)"
 done
 if [ -n "${OUT:-}" ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ferrotile GPU bundle runner, written by `cargo xtask gpu-bundle` (source:
-# xtask/src/run.sh). Runs on a CUDA machine with no Rust toolchain, from the
+# xtask/assets/run.sh). Runs on a CUDA machine with no Rust toolchain, from the
 # repository root:
 #
 #   bash bundle/run.sh [quick|full|tests]

@@ -2,7 +2,7 @@
 """cuBLAS SGEMM through PyTorch (fp32, TF32 off): the SGEMM ceiling
 measured independently of ferrotile. Prints one markdown table.
 
-    python3 bench/torch_sgemm.py
+    python3 benches/gpu/torch_sgemm.py
 """
 import torch
 

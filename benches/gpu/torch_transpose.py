@@ -7,7 +7,7 @@ torch.cuda.Event, median of 50 runs after 5 warm-ups, and prints one
 markdown table. GB/s counts the bytes read plus the bytes written
 (8 · n · n for f32).
 
-    python3 bench/torch_transpose.py
+    python3 benches/gpu/torch_transpose.py
 """
 
 import statistics
