@@ -35,6 +35,7 @@ extern crate std;
 pub mod arch;
 pub mod launch;
 pub mod layout;
+pub mod numeric;
 
 pub mod image;
 pub mod gemm;

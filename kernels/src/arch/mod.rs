@@ -13,6 +13,10 @@
 //!   buffer's length and name so the emulator can bounds-check every access.
 //! * [`Shared<T>`]: a view into the block's dynamic shared memory, carved
 //!   with [`Shared::offset`] / [`Shared::cast`] from [`dynamic_shared`].
+//!
+//! The warp-level instructions of the tensor-core path (`ldmatrix`,
+//! `mma.sync`, `shfl.sync`, the bf16 / f16 / tf32 conversions) are in
+//! [`sm80`] and re-exported here.
 
 #[cfg(target_arch = "nvptx64")]
 mod nvptx;
@@ -23,6 +27,9 @@ pub use nvptx::*;
 pub mod emu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu::device::*;
+
+pub mod sm80;
+pub use sm80::*;
 
 /// Alignment (bytes) of the start of dynamic shared memory on both targets.
 pub const SHARED_ALIGN: usize = 16;

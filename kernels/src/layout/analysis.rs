@@ -52,6 +52,22 @@ pub fn bank_conflict_degree(addrs: &[Option<usize>; WARP], width: usize) -> usiz
     worst
 }
 
+/// Bank-conflict degree of each phase of one `ldmatrix .m8n8` of
+/// `matrices` (1, 2 or 4) matrices, where lane `l` gives the shared-memory
+/// byte address `row_addr(l)` of a 16-byte row: phase `j` reads the eight
+/// rows whose addresses lanes `8j..8j + 8` give (lanes past the last
+/// matrix are not read). Entry `j` is 1 when phase `j` is conflict-free, 0
+/// for a matrix not loaded.
+pub fn ldmatrix_phase_degrees(row_addr: impl Fn(usize) -> usize, matrices: usize) -> [usize; 4] {
+    assert!(matches!(matrices, 1 | 2 | 4), "ldmatrix loads 1, 2 or 4 matrices, not {matrices}");
+    let mut out = [0; 4];
+    for (j, d) in out.iter_mut().enumerate().take(matrices) {
+        let addrs: [Option<usize>; WARP] = core::array::from_fn(|l| (l / 8 == j).then(|| row_addr(l)));
+        *d = bank_conflict_degree(&addrs, 16);
+    }
+    out
+}
+
 /// Number of distinct 32-byte sectors touched by one warp-wide global
 /// access of `width` bytes per lane.
 pub fn sectors(addrs: &[Option<usize>; WARP], width: usize) -> usize {

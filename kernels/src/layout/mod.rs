@@ -3,9 +3,11 @@
 //! Kernels never write `r * ld + c` by hand: they build a layout and call
 //! [`Layout2::offset`]. The same functions are property-tested on the host
 //! (bijective, in bounds, coalesced, bank-conflict degree) — see
-//! [`analysis`] for the warp-level measures.
+//! [`analysis`] for the warp-level measures, and [`fragment`] for the
+//! lane ↔ element maps of the tensor-core instructions.
 
 pub mod analysis;
+pub mod fragment;
 mod swizzle;
 
 pub use swizzle::Swizzle;

@@ -24,6 +24,19 @@ impl Swizzle {
     /// The identity swizzle.
     pub const NONE: Swizzle = Swizzle { bits: 0, base: 0, shift: 0 };
 
+    /// For byte offsets into a tile of 64-byte rows (e.g. 32 bf16 per row):
+    /// the 16-byte chunk of a row (bits 4..6) is XORed with bits 7..9 of
+    /// the offset, `chunk ^ ((row >> 1) & 3)` (CuTe `Swizzle<2, 4, 3>`).
+    /// The eight 16-byte rows of one `ldmatrix` phase, taken from eight
+    /// consecutive rows at one logical chunk, then fall into eight
+    /// distinct 16-byte bank groups.
+    pub const ROW64_BYTES: Swizzle = Swizzle { bits: 2, base: 4, shift: 3 };
+
+    /// For byte offsets into a tile of 128-byte rows (e.g. 64 bf16 or 32
+    /// f32 per row): chunk `^ (row & 7)` (CuTe `Swizzle<3, 4, 3>`, the
+    /// 128-byte swizzle of TMA and wgmma).
+    pub const ROW128_BYTES: Swizzle = Swizzle { bits: 3, base: 4, shift: 3 };
+
     /// Applies the swizzle to `offset`.
     #[inline(always)]
     pub const fn apply(&self, offset: usize) -> usize {

@@ -271,6 +271,20 @@ impl<T: Copy> Shared<T> {
     }
 }
 
+impl<T: Copy> Shared<T> {
+    /// Reads the 16-byte row at element `i` for `ldmatrix`: checked for
+    /// bounds and 16-byte alignment, recorded as this thread's read (races,
+    /// uninitialised bytes).
+    pub(crate) fn ldmatrix_row(self, i: usize) -> [u32; 4] {
+        let at = self.start(i);
+        self.access("ldmatrix row read", i, 16, 16, |p, sh, tid| {
+            sh.on_read(at, 16, tid)?;
+            // SAFETY: 16 bytes inside the buffer (checked by `access`).
+            Ok(unsafe { (p as *const [u32; 4]).read_unaligned() })
+        })
+    }
+}
+
 /// `cp.async.cg.shared.global` of 16 bytes: element `j` of `src` to
 /// element `i` of `dst`.
 ///

@@ -5,6 +5,15 @@
 //!   [`sync_threads`](device::sync_threads) or returns. When every live
 //!   thread waits at the barrier a new barrier interval begins. A thread that
 //!   returns while others wait at a barrier is reported (divergent barrier).
+//! * Warp collectives (`shfl.sync`, `ldmatrix`, `mma.sync`) are a
+//!   rendezvous ([`warp`]): each lane deposits its operands and yields;
+//!   once every lane of the warp that has not exited waits at one, the
+//!   scheduler checks they wait at the same instruction (and, for the
+//!   `.aligned` ones, that all 32 lanes of a full warp are there), computes
+//!   each lane's result from the instruction's per-lane semantics and
+//!   resumes them. Collectives complete before a block barrier releases;
+//!   lanes of one warp split between a collective and the barrier, or
+//!   between two collectives, are reported (divergent warp collective).
 //! * Blocks run in parallel on rayon's pool, one block per task.
 //! * Global accesses are bounds-checked against the buffer they came from;
 //!   a fault names kernel, block, thread, buffer, index and length.
@@ -16,6 +25,8 @@
 
 pub mod device;
 mod sched;
+pub(crate) mod sm80;
+mod warp;
 
 pub use sched::{launch, Dim3, EmuError, LaunchSpec};
 

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::vec::Vec;
 
+use super::warp::{self, WarpSlot, WARP};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use rayon::prelude::*;
@@ -78,7 +79,11 @@ impl std::error::Error for EmuError {}
 
 /// Why a thread's coroutine gave control back.
 pub(crate) enum Yield {
+    /// At `sync_threads`.
     Barrier,
+    /// At a warp collective; its operands are in the thread's `warp` slot.
+    Warp,
+    /// After reporting a fault; never resumed.
     Fault,
 }
 
@@ -205,6 +210,8 @@ pub(crate) struct ThreadCtx {
     pub(crate) yielder: Cell<*const Yielder<(), Yield>>,
     /// The thread's `cp.async` copies that have not completed yet.
     pub(crate) copies: RefCell<AsyncCopies>,
+    /// Operands of the warp collective the thread waits at, then its result.
+    pub(crate) warp: Cell<WarpSlot>,
 }
 
 /// One `cp.async` in flight: its source bytes (read at issue) and where
@@ -263,18 +270,28 @@ pub(crate) fn fault(msg: String) -> ! {
 
 /// Suspends the current thread at a block barrier.
 pub(crate) fn barrier() {
+    suspend(Yield::Barrier)
+}
+
+/// Gives control back to the block scheduler with `why`.
+pub(crate) fn suspend(why: Yield) {
     let (_, t) = current();
     let y = t.yielder.get();
     // SAFETY: as in `fault`.
-    unsafe { (*y).suspend(Yield::Barrier) };
+    unsafe { (*y).suspend(why) };
 }
 
 const STACK_BYTES: usize = 256 * 1024;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
+    /// Runnable: resumed in the next pass.
     Running,
+    /// Waiting at `sync_threads`.
     AtBarrier,
+    /// Waiting at a warp collective.
+    AtWarp,
+    /// Returned.
     Done,
 }
 
@@ -340,6 +357,7 @@ fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync))
             linear: i as u32,
             yielder: Cell::new(core::ptr::null()),
             copies: RefCell::new(AsyncCopies::default()),
+            warp: Cell::new(WarpSlot::default()),
         })
         .collect();
     let result = run_threads(&ctx, &threads, thread);
@@ -365,16 +383,22 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         })
         .collect();
     let mut state = std::vec![State::Running; threads.len()];
-    let outcome = loop {
+    let block = |what: &str| {
+        format!("kernel `{}`, block ({}, {}, {}){what}", ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2])
+    };
+    let outcome = 'schedule: loop {
+        // Every runnable thread runs until it waits, faults or returns, in
+        // thread order.
         let mut fault = None;
         for (i, co) in coros.iter_mut().enumerate() {
-            if state[i] == State::Done {
+            if state[i] != State::Running {
                 continue;
             }
             CURRENT.with(|c| c.set((ctx, &threads[i])));
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| co.resume(())));
             match r {
                 Ok(CoroutineResult::Yield(Yield::Barrier)) => state[i] = State::AtBarrier,
+                Ok(CoroutineResult::Yield(Yield::Warp)) => state[i] = State::AtWarp,
                 Ok(CoroutineResult::Yield(Yield::Fault)) => {
                     fault = ctx.fault.borrow_mut().take();
                     break;
@@ -398,15 +422,50 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         if let Some(f) = fault {
             break Err(f);
         }
-        if let Some(u) = ctx.shared.borrow_mut().pending_uninit.take() {
-            break Err(format!(
-                "kernel `{}`, block ({}, {}, {}): {u}",
-                ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2]
-            ));
+
+        // Warp collectives first: a warp completes once each of its lanes
+        // that has not exited waits at one (in warp order).
+        let mut progressed = false;
+        for (w, lanes) in state.chunks_mut(WARP).enumerate() {
+            if !lanes.contains(&State::AtWarp) || lanes.contains(&State::AtBarrier) {
+                continue;
+            }
+            let waiting = lanes.iter().enumerate().filter(|(_, s)| **s == State::AtWarp).fold(0u32, |m, (l, _)| m | 1 << l);
+            let base = w * WARP;
+            if let Err(m) = warp::complete(&threads[base..base + lanes.len()], waiting) {
+                break 'schedule Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len())));
+            }
+            for s in lanes.iter_mut() {
+                if *s == State::AtWarp {
+                    *s = State::Running;
+                }
+            }
+            progressed = true;
+        }
+        if progressed {
+            continue;
+        }
+
+        // No collective can complete: a warp still waiting at one has lanes
+        // at the block barrier, which cannot release while it waits.
+        if let Some(w) = state.chunks(WARP).position(|l| l.contains(&State::AtWarp)) {
+            let lanes = &state[w * WARP..(w * WARP + WARP).min(state.len())];
+            let mask = |x: State| lanes.iter().enumerate().filter(|(_, s)| **s == x).fold(0u32, |m, (l, _)| m | 1 << l);
+            let l = lanes.iter().position(|s| *s == State::AtWarp).unwrap_or(0);
+            let op = threads[w * WARP + l].warp.get().op;
+            break Err(block(&format!(
+                ", warp {w}: divergent warp collective: {} wait at {op} while {} wait at sync_threads",
+                warp::lane_list(mask(State::AtWarp)),
+                warp::lane_list(mask(State::AtBarrier))
+            )));
         }
         let waiting = state.iter().filter(|s| **s == State::AtBarrier).count();
         if waiting == 0 {
-            break Ok(());
+            // Every thread has returned.
+            match ctx.shared.borrow_mut().pending_uninit.take() {
+                Some(u) => break Err(block(&format!(": {u}"))),
+                None => break Ok(()),
+            }
         }
         if let Some(done) = state.iter().position(|s| *s == State::Done) {
             let t = &threads[done];
@@ -417,10 +476,12 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 t.idx[0], t.idx[1], t.idx[2], w.idx[0], w.idx[1], w.idx[2]
             ));
         }
+        // Every live thread waits at the barrier: the interval ends.
+        if let Some(u) = ctx.shared.borrow_mut().pending_uninit.take() {
+            break Err(block(&format!(": {u}")));
+        }
         for s in state.iter_mut() {
-            if *s == State::AtBarrier {
-                *s = State::Running;
-            }
+            *s = State::Running;
         }
         let mut sh = ctx.shared.borrow_mut();
         sh.epoch = sh.epoch.wrapping_add(1);

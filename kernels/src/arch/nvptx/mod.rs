@@ -2,6 +2,8 @@
 
 use core::arch::nvptx as ptx;
 
+pub(super) mod sm80;
+
 macro_rules! special_reg {
     ($($(#[$m:meta])* $name:ident => $intr:ident;)*) => {$(
         $(#[$m])*
