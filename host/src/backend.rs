@@ -29,11 +29,25 @@ pub(crate) fn ptx_text(deflated: &[u8]) -> Result<String> {
 }
 
 /// Element types a [`Buffer`] can hold.
-pub trait Element: Copy + Send + Sync + Default + DeviceRepr + std::fmt::Debug + 'static + sealed::Sealed {}
-macro_rules! element {
-    ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl Element for $t {} )*};
+pub trait Element: Copy + Send + Sync + Default + DeviceRepr + std::fmt::Debug + 'static + sealed::Sealed {
+    /// The type the kernels see for it (the same bits): itself, or for
+    /// `half::bf16` / `half::f16` the kernels crate's own
+    /// [`Bf16`](ferrotile_kernels::numeric::Bf16) / [`F16`](ferrotile_kernels::numeric::F16).
+    type Device: Copy + Send + Sync;
 }
-element!(f32, f64, u8, u16, u32, i32, u64);
+macro_rules! element {
+    ($($t:ty => $d:ty),*) => {$( impl sealed::Sealed for $t {} impl Element for $t { type Device = $d; } )*};
+}
+element!(f32 => f32, f64 => f64, u8 => u8, u16 => u16, u32 => u32, i32 => i32, u64 => u64);
+element!(half::bf16 => ferrotile_kernels::numeric::Bf16, half::f16 => ferrotile_kernels::numeric::F16);
+// The device views are the same bits: a buffer of `T` is read as `T::Device`.
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<half::bf16>() == size_of::<ferrotile_kernels::numeric::Bf16>());
+    assert!(align_of::<half::bf16>() == align_of::<ferrotile_kernels::numeric::Bf16>());
+    assert!(size_of::<half::f16>() == size_of::<ferrotile_kernels::numeric::F16>());
+    assert!(align_of::<half::f16>() == align_of::<ferrotile_kernels::numeric::F16>());
+};
 mod sealed {
     pub trait Sealed {}
 }
@@ -473,18 +487,19 @@ impl<T: Element> Buffer<T> {
     }
 
     /// The emulator's view of the buffer.
-    pub(crate) fn global(&self, name: &'static str) -> ferrotile_kernels::arch::Global<T> {
+    pub(crate) fn global(&self, name: &'static str) -> ferrotile_kernels::arch::Global<T::Device> {
         self.global_from(name, 0)
     }
 
     /// The emulator's view of the buffer from element `offset` (≤ len) on.
-    pub(crate) fn global_from(&self, name: &'static str, offset: usize) -> ferrotile_kernels::arch::Global<T> {
+    pub(crate) fn global_from(&self, name: &'static str, offset: usize) -> ferrotile_kernels::arch::Global<T::Device> {
         assert!(offset <= self.len, "view offset {offset} past a buffer of {} elements", self.len);
         match &self.storage {
             // SAFETY: the allocation holds `len` elements, `offset ≤ len`,
-            // and it outlives the launch (the launch borrows the buffer).
+            // and it outlives the launch (the launch borrows the buffer);
+            // `T::Device` has `T`'s size and alignment (checked above).
             Storage::Host { ptr, .. } => unsafe {
-                ferrotile_kernels::arch::Global::from_raw_parts(ptr.add(offset), self.len - offset, name)
+                ferrotile_kernels::arch::Global::from_raw_parts(ptr.add(offset) as *mut T::Device, self.len - offset, name)
             },
             Storage::Cuda { .. } => unreachable!("emulator launch with a CUDA buffer"),
         }

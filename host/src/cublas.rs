@@ -13,10 +13,14 @@
 
 use std::sync::Arc;
 
-use cudarc::cublas::{result, sys, CudaBlas};
+use cudarc::cublas::{sys, CudaBlas};
+
+use std::ffi::c_void;
+
+use ferrotile_kernels::gemm::mma as k;
 
 use crate::backend::Inner;
-use crate::gemm::Gemm;
+use crate::gemm::{Gemm, GemmElement};
 use crate::{Buffer, Context, Error, Result};
 
 /// The `library` of the [`Error::LibraryMissing`] returned when `libcublas`
@@ -66,45 +70,76 @@ impl Cublas {
         Ok(Cublas { blas: Arc::new(blas), owner: ctx.inner.clone() })
     }
 
-    /// `C = α·A·B + β·C` (row-major, with `g`'s shape, leading dimensions,
-    /// α and β; its variant is ignored), validated as [`Gemm::run`] does.
+    /// `C = α·A·B + β·C` in f32 (row-major, with `g`'s shape, leading
+    /// dimensions, transposes, α and β; its variant is ignored), validated
+    /// as [`Gemm::run`] does: [`Cublas::gemm`] for f32.
     ///
     /// Errors: as [`Gemm::run`], and [`Error::BadArgument`] `ctx` when `ctx`
     /// is not the context this handle was created on.
     pub fn sgemm(&self, ctx: &Context, g: &Gemm, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+        self.gemm(ctx, g, a, b, c)
+    }
+
+    /// `C = α·op(A)·op(B) + β·C` with cuBLAS's best kernel for the types,
+    /// the ceiling of ferrotile's GEMMs: f32 inputs with cuBLAS's default
+    /// math (true f32: `cublasSgemm`-equivalent) or, with [`Gemm::tf32`],
+    /// TF32 tensor cores (`CUBLAS_COMPUTE_32F_FAST_TF32`); bf16 and f16
+    /// inputs with f32 accumulation (`CUBLAS_COMPUTE_32F`), output f32 or
+    /// the input type; a batch through `cublasGemmStridedBatchedEx`. The
+    /// problem is validated as [`Gemm::run`] does; a fused epilogue
+    /// (activation or bias) is not cuBLAS's and is refused.
+    ///
+    /// Errors: as [`Gemm::run`]; [`Error::BadArgument`] `ctx` (another
+    /// context than the handle's) or `activation`.
+    pub fn gemm<I: GemmElement, O: GemmElement>(&self, ctx: &Context, g: &Gemm, a: &Buffer<I>, b: &Buffer<I>, c: &mut Buffer<O>) -> Result<()> {
+        use sys::cublasComputeType_t as Compute;
+        use sys::cudaDataType_t as D;
         self.check_context(ctx)?;
-        let p = g.checked(ctx, a, b, c)?;
-        let int = |arg: &'static str, v: u32| -> Result<i32> {
+        let p = g.checked(ctx, a, b, c, None)?;
+        if g.has_epilogue() {
+            return Err(Error::BadArgument { arg: "activation", detail: "cuBLAS's GEMM has no fused activation; run it as a separate pass".into() });
+        }
+        let dtype = |kind: usize| match kind {
+            k::F32 => D::CUDA_R_32F,
+            k::BF16 => D::CUDA_R_16BF,
+            _ => D::CUDA_R_16F,
+        };
+        let (tin, tout) = (dtype(I::KIND), dtype(O::KIND));
+        if !matches!((I::KIND, O::KIND), (k::F32, k::F32) | (k::BF16, k::F32 | k::BF16) | (k::F16_KIND, k::F32 | k::F16_KIND)) {
+            return Err(Error::BadArgument { arg: "c", detail: format!("{} output for {} inputs", O::NAME, I::NAME) });
+        }
+        let compute = if I::KIND == k::F32 && g.is_tf32() { Compute::CUBLAS_COMPUTE_32F_FAST_TF32 } else { Compute::CUBLAS_COMPUTE_32F };
+        let int = |arg: &'static str, v: usize| -> Result<i32> {
             i32::try_from(v).map_err(|_| Error::BadArgument { arg, detail: format!("{v} does not fit cuBLAS's int") })
         };
-        let (m, n, k) = (int("m", p.m)?, int("n", p.n)?, int("k", p.k)?);
-        let (lda, ldb, ldc) = (int("lda", p.lda)?, int("ldb", p.ldb)?, int("ldc", p.ldc)?);
+        let q = &p.g;
+        let (m, n, kk) = (int("m", q.m as usize)?, int("n", q.n as usize)?, int("k", q.k as usize)?);
+        let (lda, ldb, ldc) = (int("lda", q.lda as usize)?, int("ldb", q.ldb as usize)?, int("ldc", q.ldc as usize)?);
+        let batch = int("batch", p.batch)?;
         // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: B
         // first; a row-major operand read column-major is already its
         // transpose, so a transposed one needs OP_T.
         let op = |t: bool| if t { sys::cublasOperation_t::CUBLAS_OP_T } else { sys::cublasOperation_t::CUBLAS_OP_N };
         let (ta, tb) = g.transposes();
-        // SAFETY: the buffers hold the elements their layouts reach
-        // (checked above) and live on the handle's stream's context.
-        unsafe {
-            result::sgemm(
-                *self.blas.handle(),
-                op(tb),
-                op(ta),
-                n,
-                m,
-                k,
-                &p.alpha,
-                b.device_ptr() as *const f32,
-                ldb,
-                a.device_ptr() as *const f32,
-                lda,
-                &p.beta,
-                c.device_ptr() as *mut f32,
-                ldc,
-            )
-        }
-        .map_err(|e| Error::Launch { kernel: "cublasSgemm", detail: e.to_string() })
+        let (alpha, beta) = (q.alpha, q.beta);
+        let [sa, sb, sc] = p.strides.map(|s| s as i64);
+        let handle = *self.blas.handle();
+        let (pa, pb, pc) = (a.device_ptr() as *const c_void, b.device_ptr() as *const c_void, c.device_ptr() as *mut c_void);
+        let (alpha, beta) = (&alpha as *const f32 as *const c_void, &beta as *const f32 as *const c_void);
+        // SAFETY: the buffers hold the elements their layouts reach over
+        // the batch (checked above) and belong to the handle's context;
+        // α and β live across the call (host pointer mode).
+        let status = unsafe {
+            if batch == 1 {
+                sys::cublasGemmEx(handle, op(tb), op(ta), n, m, kk, alpha, pb, tin, ldb, pa, tin, lda, beta, pc, tout, ldc, compute, sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT_TENSOR_OP)
+            } else {
+                sys::cublasGemmStridedBatchedEx(
+                    handle, op(tb), op(ta), n, m, kk, alpha, pb, tin, ldb, sb, pa, tin, lda, sa, beta, pc, tout, ldc, sc, batch, compute,
+                    sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT_TENSOR_OP,
+                )
+            }
+        };
+        status.result().map_err(|e| Error::Launch { kernel: if batch == 1 { "cublasGemmEx" } else { "cublasGemmStridedBatchedEx" }, detail: e.to_string() })
     }
 }
 

@@ -6,6 +6,7 @@
 
 use ferrotile_kernels::arch::Global;
 use ferrotile_kernels::image::{ImageParams, SlideParams, VolumeParams};
+use ferrotile_kernels::gemm::mma::{MmaParams, StageParams};
 use ferrotile_kernels::gemm::GemmParams;
 
 use crate::backend::{Buffer, Element};
@@ -25,9 +26,9 @@ pub(crate) trait KernelArg {
 macro_rules! buffer_arg {
     ($($r:ty),*) => {$(
         impl<T: Element> KernelArg for $r {
-            type Emu = Global<T>;
+            type Emu = Global<T::Device>;
             type Dev = u64;
-            fn emu(&self, name: &'static str) -> Global<T> {
+            fn emu(&self, name: &'static str) -> Global<T::Device> {
                 self.global(name)
             }
             fn dev(&self) -> u64 {
@@ -56,13 +57,36 @@ impl<'a, T: Element> At<'a, T> {
 }
 
 impl<T: Element> KernelArg for At<'_, T> {
-    type Emu = Global<T>;
+    type Emu = Global<T::Device>;
     type Dev = u64;
-    fn emu(&self, name: &'static str) -> Global<T> {
+    fn emu(&self, name: &'static str) -> Global<T::Device> {
         self.buf.global_from(name, self.offset)
     }
     fn dev(&self) -> u64 {
         self.buf.device_ptr() + (self.offset * std::mem::size_of::<T>()) as u64
+    }
+}
+
+/// A buffer argument the kernel does not read (an optional input that is
+/// absent, e.g. the bias of a GEMM without one): a null pointer on CUDA,
+/// an empty view on the emulator (any access is a reported fault).
+pub(crate) struct Absent<T>(std::marker::PhantomData<T>);
+
+impl<T> Absent<T> {
+    pub(crate) fn new() -> Self {
+        Absent(std::marker::PhantomData)
+    }
+}
+
+impl<T: Element> KernelArg for Absent<T> {
+    type Emu = Global<T::Device>;
+    type Dev = u64;
+    fn emu(&self, name: &'static str) -> Global<T::Device> {
+        // SAFETY: an empty view: the emulator faults on any access.
+        unsafe { Global::from_raw_parts(std::ptr::NonNull::dangling().as_ptr(), 0, name) }
+    }
+    fn dev(&self) -> u64 {
+        0
     }
 }
 
@@ -96,7 +120,7 @@ macro_rules! by_value {
     )*};
 }
 param_ptr!(u64);
-by_value!(u32, i32, f32, GemmParams, ImageParams, SlideParams, VolumeParams);
+by_value!(u32, i32, f32, GemmParams, MmaParams, StageParams, ImageParams, SlideParams, VolumeParams);
 
 /// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
 /// validate first), launches on the context's backend.

@@ -174,6 +174,86 @@ pub fn sgemm_f32(s: GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &
     });
 }
 
+/// A general GEMM for [`gemm_f64`]: `C = act(α·op(A)·op(B) + β·C + bias)`
+/// over a strided batch, operands stored transposed or not (the layout
+/// conventions of [`crate::gemm::Gemm`]).
+#[derive(Clone, Debug)]
+pub struct GemmSpec {
+    /// Rows of `C`.
+    pub m: usize,
+    /// Columns of `C`.
+    pub n: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// Leading dimension of the stored `A` (`m × k`, or `k × m` with `ta`).
+    pub lda: usize,
+    /// Leading dimension of the stored `B` (`k × n`, or `n × k` with `tb`).
+    pub ldb: usize,
+    /// Leading dimension of `C`.
+    pub ldc: usize,
+    /// `A` stored transposed.
+    pub ta: bool,
+    /// `B` stored transposed.
+    pub tb: bool,
+    /// Matrices.
+    pub batch: usize,
+    /// Elements between the batch's matrices of `A`, `B`, `C`.
+    pub strides: [usize; 3],
+    /// Scale of the product.
+    pub alpha: f64,
+    /// Scale of the old `C` (0: `C` is not read).
+    pub beta: f64,
+    /// The activation, applied last.
+    pub activation: crate::gemm::Activation,
+}
+
+/// The general GEMM of `spec` in f64 on inputs already converted to f64
+/// (exactly: bf16, f16 and f32 values all are f64 values; round to tf32
+/// first to model tf32), with an optional `bias` (`n` elements). Returns
+/// the whole `c` buffer in f64, elements outside the matrices copied.
+///
+/// # Panics
+/// When a buffer holds fewer elements than the batch reaches, or `bias`
+/// fewer than `n`.
+pub fn gemm_f64(spec: &GemmSpec, a: &[f64], b: &[f64], c: &[f64], bias: Option<&[f64]>) -> Vec<f64> {
+    let s = spec;
+    let reach = |stride: usize, rows: usize, cols: usize, ld: usize| (s.batch - 1) * stride + (rows - 1) * ld + cols;
+    let (ar, ac) = if s.ta { (s.k, s.m) } else { (s.m, s.k) };
+    let (br, bc) = if s.tb { (s.n, s.k) } else { (s.k, s.n) };
+    at_least("gemm_f64", "a", a.len(), reach(s.strides[0], ar, ac, s.lda));
+    at_least("gemm_f64", "b", b.len(), reach(s.strides[1], br, bc, s.ldb));
+    at_least("gemm_f64", "c", c.len(), reach(s.strides[2], s.m, s.n, s.ldc));
+    if let Some(bias) = bias {
+        at_least("gemm_f64", "bias", bias.len(), s.n);
+    }
+    let mut out = c.to_vec();
+    for batch in 0..s.batch {
+        let (oa, ob, oc) = (batch * s.strides[0], batch * s.strides[1], batch * s.strides[2]);
+        let rows: Vec<Vec<f64>> = (0..s.m)
+            .into_par_iter()
+            .map(|i| {
+                let mut acc = vec![0f64; s.n];
+                for p in 0..s.k {
+                    let av = a[oa + if s.ta { p * s.lda + i } else { i * s.lda + p }];
+                    for (j, x) in acc.iter_mut().enumerate() {
+                        *x += av * b[ob + if s.tb { j * s.ldb + p } else { p * s.ldb + j }];
+                    }
+                }
+                acc
+            })
+            .collect();
+        for (i, acc) in rows.iter().enumerate() {
+            for (j, &v) in acc.iter().enumerate() {
+                let o = oc + i * s.ldc + j;
+                let old = if s.beta == 0.0 { 0.0 } else { s.beta * c[o] };
+                let v = s.alpha * v + old + bias.map_or(0.0, |b| b[j]);
+                out[o] = s.activation.apply_f64(v);
+            }
+        }
+    }
+    out
+}
+
 /// ‖got − want‖₂ / ‖want‖₂ in f64; `inf` when `got` holds a NaN or the
 /// lengths differ. The measure every GEMM test uses.
 ///

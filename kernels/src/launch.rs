@@ -100,22 +100,10 @@ impl LaunchBounds {
 
 /// Every kernel with launch bounds (read by the PTX linker in `xtask`):
 /// the families' tables, concatenated.
-pub const LAUNCH_BOUNDS: &[LaunchBounds] = &concat::<{ crate::gemm::simt::LAUNCH_BOUNDS.len() + crate::image::LAUNCH_BOUNDS.len() }>(
-    crate::gemm::simt::LAUNCH_BOUNDS,
-    crate::image::LAUNCH_BOUNDS,
-);
-
-/// `a` then `b` as one array of `N = a.len() + b.len()` entries.
-const fn concat<const N: usize>(a: &[LaunchBounds], b: &[LaunchBounds]) -> [LaunchBounds; N] {
-    assert!(a.len() + b.len() == N);
-    let mut out = [LaunchBounds { kernel: "", max_threads: 0, min_blocks_per_sm: 0 }; N];
-    let mut i = 0;
-    while i < N {
-        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
-        i += 1;
-    }
-    out
-}
+pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
+    const PARTS: &[&[LaunchBounds]] = &[crate::gemm::simt::LAUNCH_BOUNDS, crate::gemm::mma::MmaKernel::BOUNDS, crate::image::LAUNCH_BOUNDS];
+    &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
+};
 
 #[cfg(test)]
 mod tests {

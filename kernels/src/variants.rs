@@ -109,7 +109,7 @@ pub const fn total_len(parts: &[&[LaunchBounds]]) -> usize {
 macro_rules! variant_family {
     (
         $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
-        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:path), bounds $lb:literal; )*
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
     ) => {
         $(
             #[$gate]

@@ -6,6 +6,7 @@ mod context;
 mod foundation;
 mod transpose;
 mod image;
+mod mma;
 mod sgemm;
 
 /// Every case of every family.
@@ -16,5 +17,6 @@ pub fn all() -> Vec<Case> {
     v.extend(transpose::cases());
     v.extend(image::cases());
     v.extend(sgemm::cases());
+    v.extend(mma::cases());
     v
 }

@@ -43,6 +43,9 @@ pub const TARGETS: &[PtxTarget] = &[
 ];
 
 pub const KERNELS_PACKAGE: &str = "ferrotile-kernels";
+
+/// `-Ccodegen-units` of the device build (see `compile`).
+const CODEGEN_UNITS: u32 = 256;
 const KERNELS_CRATE: &str = "ferrotile_kernels";
 
 /// Where the committed PTX lives, relative to the workspace root.
@@ -119,7 +122,12 @@ pub fn compile(target: &PtxTarget, built: &[(&str, String)]) -> Result<String> {
         .arg(format!(
             "-Cllvm-args=-unroll-threshold={}",
             linker::UNROLL_THRESHOLD
-        ));
+        ))
+        // Many codegen units: rustc merges small ones into groups by size,
+        // so with the default a new kernel module regroups the others and
+        // changes their PTX (instruction order, registers) before the
+        // link-time optimisation; with one unit per module it does not.
+        .arg(format!("-Ccodegen-units={}", CODEGEN_UNITS));
     for cfg in target.cfgs {
         cmd.args(["--cfg", cfg]);
     }

@@ -1,35 +1,123 @@
-//! SGEMM `C = α·A·B + β·C`, f32, row-major with leading dimensions.
+//! GEMM `C = act(α·op(A)·op(B) + β·C + bias)`, row-major with leading
+//! dimensions, batched, on CUDA cores (the f32 ladder) or tensor cores
+//! (bf16, f16, and f32 inputs as tf32).
 //!
-//! ```no_run
+//! ```
 //! use ferrotile::gemm::{Gemm, GemmVariant};
 //! # fn main() -> ferrotile::Result<()> {
-//! let ctx = ferrotile::Context::auto();
-//! let (m, n, k) = (256, 128, 64);
+//! let ctx = ferrotile::Context::emulator(); // or Context::auto()
+//! let (m, n, k) = (48, 40, 24);
 //! let a = ctx.upload(&vec![1.0f32; m * k])?;
-//! let b = ctx.upload(&vec![1.0f32; k * n])?;
+//! let b = ctx.upload(&vec![0.5f32; k * n])?;
 //! let mut c = ctx.alloc::<f32>(m * n)?;
 //! // Buffers are borrowed, so the same ones serve every call.
 //! let g = Gemm::new(m, n, k).alpha(2.0);
 //! g.run(&ctx, &a, &b, &mut c)?;
+//! assert_eq!(c.download()?[0], 24.0);
 //! g.variant(GemmVariant::Naive).beta(1.0).run(&ctx, &a, &b, &mut c)?;
+//! assert_eq!(c.download()?[0], 48.0);
+//!
+//! // bf16 inputs, f32 output, on the tensor cores; a batch of 3 products.
+//! use half::bf16;
+//! let a16 = ctx.upload(&vec![bf16::from_f32(1.0); 3 * m * k])?;
+//! let b16 = ctx.upload(&vec![bf16::from_f32(0.5); 3 * k * n])?;
+//! let mut c32 = ctx.alloc::<f32>(3 * m * n)?;
+//! Gemm::new(m, n, k).batch(3).run(&ctx, &a16, &b16, &mut c32)?;
+//! assert!(c32.download()?.iter().all(|&x| x == 12.0));
 //! # Ok(()) }
 //! ```
+//!
+//! Types: `a` and `b` are `f32`, [`half::bf16`] or [`half::f16`]; `c` is
+//! `f32` or the input type. f32 × f32 runs on the f32 ladder, or on the
+//! tensor cores as tf32 with [`Gemm::tf32`].
+
+mod mma;
+mod simt;
+
+use std::any::Any;
 
 use ferrotile_kernels as k;
-pub use ferrotile_kernels::gemm::simt::{StageConfig, WarpConfig};
 #[cfg(ferrotile_experiments)]
 pub use ferrotile_kernels::gemm::simt::StageTConfig;
-use ferrotile_kernels::gemm::simt::{GemmParams, Tiling};
+use ferrotile_kernels::gemm::simt::Tiling;
+pub use ferrotile_kernels::gemm::simt::{GemmParams, StageConfig, WarpConfig};
+pub use mma::MmaTile;
+pub use simt::{pick, plan_chunks, AutoEntry, GemmChunk, AUTO_TABLE};
 
-use crate::launch::At;
-use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
+use crate::{check, Buffer, Context, Element, Error, Result};
 
-/// The rungs of the SGEMM ladder.
+/// Element types of GEMM operands and results: `f32`, [`half::bf16`],
+/// [`half::f16`].
+pub trait GemmElement: Element + sealed::Sealed {
+    /// The kernels' kind of the type (`ferrotile_kernels::gemm::mma::F32`, `BF16`, `F16_KIND`).
+    const KIND: usize;
+    /// The type's name in messages.
+    const NAME: &'static str;
+}
+impl GemmElement for f32 {
+    const KIND: usize = k::gemm::mma::F32;
+    const NAME: &'static str = "f32";
+}
+impl GemmElement for half::bf16 {
+    const KIND: usize = k::gemm::mma::BF16;
+    const NAME: &'static str = "bf16";
+}
+impl GemmElement for half::f16 {
+    const KIND: usize = k::gemm::mma::F16_KIND;
+    const NAME: &'static str = "f16";
+}
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for half::bf16 {}
+    impl Sealed for half::f16 {}
+}
+
+/// The activation of the fused epilogue, applied last:
+/// `C = act(α·op(A)·op(B) + β·C + bias)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Activation {
+    /// None: `C = α·op(A)·op(B) + β·C + bias`.
+    #[default]
+    None,
+    /// `max(x, 0)`.
+    Relu,
+    /// GELU with the tanh approximation,
+    /// `x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)))` (the form of GPT-2 and
+    /// PyTorch's `gelu(approximate="tanh")`).
+    GeluTanh,
+}
+
+impl Activation {
+    /// The kernels' code of the activation.
+    pub const fn code(self) -> u32 {
+        match self {
+            Activation::None => k::gemm::mma::ACT_NONE,
+            Activation::Relu => k::gemm::mma::ACT_RELU,
+            Activation::GeluTanh => k::gemm::mma::ACT_GELU_TANH,
+        }
+    }
+
+    /// The activation of `x` in f64 (the references' definition).
+    pub fn apply_f64(self, x: f64) -> f64 {
+        match self {
+            Activation::None => x,
+            Activation::Relu => x.max(0.0),
+            Activation::GeluTanh => 0.5 * x * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x)).tanh()),
+        }
+    }
+}
+
+/// The kernels a [`Gemm`] can run on: the f32 ladder's rungs (CUDA
+/// cores) and the tensor-core tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum GemmVariant {
-    /// The fastest rung for the shape, from [`AUTO_TABLE`]; the scalar 2D
-    /// blocktiled rung when a leading dimension is not a multiple of 4.
+    /// The fastest kernel for the shape and types: for f32, the ladder's
+    /// rung from [`AUTO_TABLE`] (the scalar 2D blocktiled rung when a
+    /// leading dimension is not a multiple of 4 or an operand is
+    /// transposed); for bf16, f16 and tf32, the tensor-core tile from
+    /// [`MmaTile::auto`].
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,
@@ -57,6 +145,9 @@ pub enum GemmVariant {
     /// pipeline that transposes `A` on its way to shared memory.
     #[cfg(ferrotile_experiments)]
     MultistageT(StageTConfig),
+    /// Tensor cores (`mma.sync`): bf16, f16, or f32 as tf32, in one of the
+    /// tile configurations.
+    Mma(MmaTile),
 }
 
 impl GemmVariant {
@@ -75,8 +166,8 @@ impl GemmVariant {
         GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2),
     ];
 
-    /// Every concrete rung and every warptile and multistage
-    /// configuration.
+    /// Every f32 rung and every warptile and multistage configuration (the
+    /// tensor-core tiles are [`MmaTile::ALL`]).
     pub fn all() -> Vec<GemmVariant> {
         let mut v: Vec<GemmVariant> =
             Self::LADDER.iter().copied().filter(|v| !matches!(v, GemmVariant::Warptile(_) | GemmVariant::Multistage(_))).collect();
@@ -104,6 +195,7 @@ impl GemmVariant {
             GemmVariant::Multistage(c) => c.name(),
             #[cfg(ferrotile_experiments)]
             GemmVariant::MultistageT(c) => c.name(),
+            GemmVariant::Mma(t) => t.name(),
         }
     }
 
@@ -138,54 +230,7 @@ impl GemmVariant {
     }
 }
 
-/// One measured point of the autotune table: at about this shape, this
-/// rung was the fastest.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AutoEntry {
-    /// Rows of C.
-    pub m: usize,
-    /// Columns of C.
-    pub n: usize,
-    /// Inner dimension.
-    pub k: usize,
-    /// The fastest rung measured there.
-    pub variant: GemmVariant,
-}
-
-/// What [`GemmVariant::Auto`] picks from: the entry nearest to the problem
-/// (distance: sum of |log2| ratios of m, n, k). Regenerate on a GPU with
-/// `FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm`, which prints this
-/// table. Measured on an NVIDIA H100 80GB HBM3 (driver 580.159.04,
-/// 2026-11-22): the fastest float4 rung or configuration at each shape.
-pub const AUTO_TABLE: &[AutoEntry] = &[
-    AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-    AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
-    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
-    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
-    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
-    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
-    AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
-    AutoEntry { m: 256, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-    AutoEntry { m: 4096, n: 256, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
-];
-
-/// The rung `table` holds for the entry nearest to `(m, n, k)`; the
-/// scalar 2D blocktiled rung when `float4` is false (a leading dimension
-/// is not a multiple of 4) or the table is empty.
-pub fn pick(table: &[AutoEntry], m: usize, n: usize, k: usize, float4: bool) -> GemmVariant {
-    if !float4 {
-        return GemmVariant::Blocktile2d;
-    }
-    let d = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
-    table
-        .iter()
-        .map(|e| (d(m, e.m) + d(n, e.n) + d(k, e.k), e.variant))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(GemmVariant::Blocktile2d, |(_, v)| v)
-}
-
-/// An SGEMM problem; a builder: `Gemm::new(m, n, k).alpha(2.0).run(…)`.
+/// A GEMM problem; a builder: `Gemm::new(m, n, k).alpha(2.0).run(…)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Gemm {
     m: usize,
@@ -199,12 +244,46 @@ pub struct Gemm {
     transpose_a: bool,
     transpose_b: bool,
     variant: GemmVariant,
+    batch: usize,
+    strides: Option<[usize; 3]>,
+    activation: Activation,
+    tf32: bool,
+}
+
+/// A validated problem: the kernels' parameters and the batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Problem {
+    /// Shape, leading dimensions, α, β.
+    pub g: GemmParams,
+    /// Matrices in the batch.
+    pub batch: usize,
+    /// Elements from one matrix of `A`, `B`, `C` to the next.
+    pub strides: [usize; 3],
+    /// Whether `A`, `B` are stored transposed.
+    pub transposes: (bool, bool),
 }
 
 impl Gemm {
-    /// `C (m × n) = A (m × k) · B (k × n)`, α = 1, β = 0, packed rows.
+    /// `C (m × n) = A (m × k) · B (k × n)`, α = 1, β = 0, packed rows, one
+    /// matrix, no epilogue.
     pub fn new(m: usize, n: usize, k: usize) -> Self {
-        Gemm { m, n, k, lda: None, ldb: None, ldc: None, alpha: 1.0, beta: 0.0, transpose_a: false, transpose_b: false, variant: GemmVariant::Auto }
+        Gemm {
+            m,
+            n,
+            k,
+            lda: None,
+            ldb: None,
+            ldc: None,
+            alpha: 1.0,
+            beta: 0.0,
+            transpose_a: false,
+            transpose_b: false,
+            variant: GemmVariant::Auto,
+            batch: 1,
+            strides: None,
+            activation: Activation::None,
+            tf32: false,
+        }
     }
     /// Scale of the product.
     pub fn alpha(mut self, alpha: f32) -> Self {
@@ -217,10 +296,11 @@ impl Gemm {
         self
     }
     /// `op(A) = Aᵀ`: `A` is stored as a row-major `k × m` matrix (leading
-    /// dimension ≥ m, default m) and `C = α·Aᵀ·op(B) + β·C`. Transposed
-    /// operands run on rung 5 ([`GemmVariant::Blocktile2d`], scalar loads
-    /// through the transposed layout); `Auto` picks it, and a float4 rung
-    /// chosen explicitly is an error.
+    /// dimension ≥ m, default m) and `C = α·Aᵀ·op(B) + β·C`. On the f32
+    /// ladder transposed operands run on rung 5 ([`GemmVariant::Blocktile2d`],
+    /// scalar loads through the transposed layout; `Auto` picks it, a
+    /// float4 rung chosen explicitly is an error); the tensor-core kernels
+    /// read them with `ldmatrix.trans`.
     pub fn transpose_a(mut self, yes: bool) -> Self {
         self.transpose_a = yes;
         self
@@ -246,14 +326,46 @@ impl Gemm {
         self.ldc = Some(ldc);
         self
     }
-    /// Picks a rung (default [`GemmVariant::Auto`]).
+    /// Picks a kernel (default [`GemmVariant::Auto`]).
     pub fn variant(mut self, v: GemmVariant) -> Self {
         self.variant = v;
         self
     }
+    /// `count` independent products (strided-batched GEMM): matrix `i` of
+    /// the batch starts [`Gemm::batch_strides`] elements after matrix
+    /// `i − 1` in each buffer. Default 1.
+    pub fn batch(mut self, count: usize) -> Self {
+        self.batch = count;
+        self
+    }
+    /// Elements from one matrix of the batch to the next in `a`, `b`, `c`
+    /// (0 shares one matrix across the batch, for `a` or `b`). Default: the
+    /// stored matrices packed one after the other (`rows × ld` each).
+    pub fn batch_strides(mut self, a: usize, b: usize, c: usize) -> Self {
+        self.strides = Some([a, b, c]);
+        self
+    }
+    /// The activation of the fused epilogue (tensor-core kernels).
+    pub fn activation(mut self, act: Activation) -> Self {
+        self.activation = act;
+        self
+    }
+    /// f32 inputs on the tensor cores: each element rounded to tf32 (10
+    /// mantissa bits, `cvt.rna.tf32.f32`) before the product, accumulated
+    /// in f32. Several times faster than the f32 ladder, with tf32's
+    /// precision (relative errors near 1e-4 to 1e-3).
+    pub fn tf32(mut self, yes: bool) -> Self {
+        self.tf32 = yes;
+        self
+    }
 
-    /// The validated kernel parameters.
+    /// The validated kernel parameters of one matrix of the batch.
     pub fn params(&self) -> Result<GemmParams> {
+        Ok(self.problem()?.g)
+    }
+
+    /// The validated problem.
+    pub(crate) fn problem(&self) -> Result<Problem> {
         let m = check::dim("m", self.m)?;
         let n = check::dim("n", self.n)?;
         let k = check::dim("k", self.k)?;
@@ -264,7 +376,7 @@ impl Gemm {
             }
             check::dim(arg, v)
         };
-        let p = GemmParams {
+        let g = GemmParams {
             m,
             n,
             k,
@@ -274,36 +386,51 @@ impl Gemm {
             alpha: self.alpha,
             beta: self.beta,
         };
-        // Offsets are computed in usize on the device too; make sure the
-        // largest one fits comfortably.
-        if self.transpose_a {
-            check::product("k * lda", &[self.k, p.lda as usize])?;
-        } else {
-            check::product("m * lda", &[self.m, p.lda as usize])?;
+        check::dim("batch", self.batch)?;
+        // The stored matrices: (rows, ld) of A, B, C.
+        let stored = [
+            if self.transpose_a { (self.k, g.lda) } else { (self.m, g.lda) },
+            if self.transpose_b { (self.n, g.ldb) } else { (self.k, g.ldb) },
+            (self.m, g.ldc),
+        ];
+        let mut packed = [0usize; 3];
+        for (i, (arg, (rows, ld))) in ["rows * lda", "rows * ldb", "m * ldc"].into_iter().zip(stored).enumerate() {
+            // Offsets are computed in usize on the device: the largest must fit.
+            packed[i] = check::product(arg, &[rows, ld as usize])?;
         }
-        if self.transpose_b {
-            check::product("n * ldb", &[self.n, p.ldb as usize])?;
-        } else {
-            check::product("k * ldb", &[self.k, p.ldb as usize])?;
+        let strides = self.strides.unwrap_or(packed);
+        let p = Problem { g, batch: self.batch, strides, transposes: self.transposes() };
+        p.required_lens()?;
+        // The matrices of C must not overlap (A and B may: they are read).
+        if self.batch > 1 && strides[2] < (self.m - 1) * g.ldc as usize + self.n {
+            return Err(Error::BadArgument {
+                arg: "batch_strides",
+                detail: format!("the stride of c, {}, is less than one matrix of c ({} elements): results would overlap", strides[2], (self.m - 1) * g.ldc as usize + self.n),
+            });
         }
-        check::product("m * ldc", &[self.m, p.ldc as usize])?;
         Ok(p)
     }
 
-    /// The rung that runs: the chosen one, or for [`GemmVariant::Auto`] the
-    /// table's pick.
-    pub fn resolved_variant(&self) -> Result<GemmVariant> {
-        Ok(self.variant_for(&self.params()?))
+    /// The kernel that runs for input and output types `I`, `O`: the
+    /// chosen one, or for [`GemmVariant::Auto`] the pick for the shape.
+    pub fn resolved_variant_for<I: GemmElement, O: GemmElement>(&self) -> Result<GemmVariant> {
+        let p = self.problem()?;
+        self.engine::<I, O>(&p).map(|e| e.variant())
     }
 
-    /// [`Gemm::resolved_variant`] for this builder's validated `p`.
-    fn variant_for(&self, p: &GemmParams) -> GemmVariant {
-        let transposed = self.transpose_a || self.transpose_b;
-        match self.variant {
-            GemmVariant::Auto if transposed => GemmVariant::Blocktile2d,
-            GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, float4_ok(p)),
-            v => v,
-        }
+    /// [`Gemm::resolved_variant_for`] with f32 inputs and output.
+    pub fn resolved_variant(&self) -> Result<GemmVariant> {
+        self.resolved_variant_for::<f32, f32>()
+    }
+
+    /// Whether an activation is set ([`Gemm::activation`]).
+    pub fn has_epilogue(&self) -> bool {
+        self.activation != Activation::None
+    }
+
+    /// Whether f32 inputs run as tf32 ([`Gemm::tf32`]).
+    pub fn is_tf32(&self) -> bool {
+        self.tf32
     }
 
     /// Whether `op(A)` and `op(B)` are transposed ([`Gemm::transpose_a`],
@@ -312,309 +439,203 @@ impl Gemm {
         (self.transpose_a, self.transpose_b)
     }
 
-    /// Elements `a`, `b` and `c` must hold (their stored layouts' extent).
+    /// Elements `a`, `b` and `c` must hold (their stored layouts' extent,
+    /// over the whole batch).
     pub fn required_lens(&self) -> Result<[usize; 3]> {
-        Ok(self.params()?.required_lens_op(self.transpose_a, self.transpose_b))
+        self.problem()?.required_lens()
     }
 
-    /// The validated parameters, once `a`, `b`, `c` are checked to hold
-    /// [`Gemm::required_lens`] elements and to live on `ctx`'s backend (what
-    /// [`Gemm::run`] and the cuBLAS ceiling both check before launching).
-    pub(crate) fn checked(&self, ctx: &Context, a: &Buffer<f32>, b: &Buffer<f32>, c: &Buffer<f32>) -> Result<GemmParams> {
-        let p = self.params()?;
-        let [la, lb, lc] = p.required_lens_op(self.transpose_a, self.transpose_b);
+    /// The validated problem, once `a`, `b`, `c` (and `bias`) are checked
+    /// to hold the elements they must and to belong to `ctx` (what
+    /// [`Gemm::run`] and the cuBLAS ceilings check before launching).
+    pub(crate) fn checked<I: Element, O: Element>(
+        &self,
+        ctx: &Context,
+        a: &Buffer<I>,
+        b: &Buffer<I>,
+        c: &Buffer<O>,
+        bias: Option<&Buffer<f32>>,
+    ) -> Result<Problem> {
+        let p = self.problem()?;
+        let [la, lb, lc] = p.required_lens()?;
         check::len_at_least("a", a, la)?;
         check::len_at_least("b", b, lb)?;
         check::len_at_least("c", c, lc)?;
+        if let Some(bias) = bias {
+            check::len_at_least("bias", bias, self.n)?;
+            check::backend(ctx, &[("bias", bias.is_on(ctx))])?;
+        }
         check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
         Ok(p)
     }
 
-    /// Runs on `ctx`. `a`, `b`, `c` must hold at least the elements their
-    /// layouts reach (`(rows - 1) * ld + cols`).
+    /// Runs on `ctx`: `a`, `b` of type `I` (f32, bf16 or f16), `c` of type
+    /// `O` (f32 or `I`). The buffers must hold at least the elements their
+    /// layouts reach over the batch (`(batch − 1) · stride + (rows − 1) · ld
+    /// + cols`).
     ///
-    /// Errors: [`Error::BadArgument`] naming `m`/`n`/`k` (zero or too big),
-    /// `lda`/`ldb`/`ldc` (shorter than a row, or not a multiple of 4 for a
-    /// float4 rung chosen explicitly), `variant` (a rung other than
-    /// Blocktile2d with transposed operands), or a buffer of another
-    /// backend; [`Error::LengthMismatch`] naming a buffer that is too short.
-    pub fn run(&self, ctx: &Context, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
-        let p = self.checked(ctx, a, b, c)?;
-        let v = self.variant_for(&p);
-        let transposes = self.transposes();
-        if transposes != (false, false) && v != GemmVariant::Blocktile2d {
-            return Err(Error::BadArgument {
-                arg: "variant",
-                detail: format!("`{}` reads row-major operands; transposed operands run on Blocktile2d (or Auto)", v.name()),
-            });
-        }
-        if v.needs_float4() {
-            for (arg, ld) in [("lda", p.lda), ("ldb", p.ldb), ("ldc", p.ldc)] {
-                if ld % 4 != 0 {
+    /// Errors (nothing is launched): [`Error::BadArgument`] naming `m`, `n`,
+    /// `k` or `batch` (zero or too big), `lda`/`ldb`/`ldc` (shorter than a
+    /// row, or not a multiple of 4 for a float4 rung chosen explicitly),
+    /// `batch_strides` (results of the batch overlapping), `c` (an output
+    /// type the input type has no kernel for), `variant` (a kernel for
+    /// other types or orientations), `activation` (a fused epilogue on the
+    /// f32 ladder), or a buffer of another context;
+    /// [`Error::LengthMismatch`] naming a buffer that is too short.
+    pub fn run<I: GemmElement, O: GemmElement>(&self, ctx: &Context, a: &Buffer<I>, b: &Buffer<I>, c: &mut Buffer<O>) -> Result<()> {
+        self.run_inner(ctx, a, b, None, c)
+    }
+
+    /// [`Gemm::run`] with a bias: `C = act(α·op(A)·op(B) + β·C + bias)`,
+    /// `bias[col]` (f32, `n` elements) added to every row before the
+    /// activation, in the tensor-core kernels' epilogue.
+    ///
+    /// Errors: as [`Gemm::run`], and `bias` too short or of another
+    /// context; `bias` on the f32 ladder (run it as tf32, or add the bias
+    /// yourself).
+    pub fn run_with_bias<I: GemmElement, O: GemmElement>(
+        &self,
+        ctx: &Context,
+        a: &Buffer<I>,
+        b: &Buffer<I>,
+        bias: &Buffer<f32>,
+        c: &mut Buffer<O>,
+    ) -> Result<()> {
+        self.run_inner(ctx, a, b, Some(bias), c)
+    }
+
+    fn run_inner<I: GemmElement, O: GemmElement>(
+        &self,
+        ctx: &Context,
+        a: &Buffer<I>,
+        b: &Buffer<I>,
+        bias: Option<&Buffer<f32>>,
+        c: &mut Buffer<O>,
+    ) -> Result<()> {
+        let p = self.checked(ctx, a, b, c, bias)?;
+        match self.engine::<I, O>(&p)? {
+            Engine::Simt(v) => {
+                if bias.is_some() || self.activation != Activation::None {
                     return Err(Error::BadArgument {
-                        arg,
-                        detail: format!("{ld} is not a multiple of 4, which `{}` (float4 loads) needs; use Auto or Blocktile2d", v.name()),
+                        arg: if bias.is_some() { "bias" } else { "activation" },
+                        detail: format!("the f32 ladder (`{}`) has no fused epilogue; use .tf32(true) or bf16/f16 inputs", v.name()),
+                    });
+                }
+                let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
+                let c = as_f32_mut(c, "c")?;
+                simt::run(ctx, v, self.transposes(), &p, a, b, c)
+            }
+            Engine::Mma(tile) => mma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
+        }
+    }
+
+    /// Which engine and kernel run `p` for types `I`, `O`, checked against
+    /// the types, the orientation and the chosen variant.
+    fn engine<I: GemmElement, O: GemmElement>(&self, p: &Problem) -> Result<Engine> {
+        use k::gemm::mma::{BF16, F16_KIND, F32};
+        let tensor = match (I::KIND, O::KIND) {
+            (F32, F32) => self.tf32,
+            (BF16, F32 | BF16) | (F16_KIND, F32 | F16_KIND) => true,
+            _ => {
+                return Err(Error::BadArgument {
+                    arg: "c",
+                    detail: format!("{} output for {} inputs: the output is f32 or the input type", O::NAME, I::NAME),
+                });
+            }
+        };
+        let (ta, tb) = self.transposes();
+        if tensor {
+            let tile = match self.variant {
+                GemmVariant::Auto => MmaTile::auto(p, I::KIND, (ta && I::KIND != F32, tb)),
+                GemmVariant::Mma(t) => t,
+                v => {
+                    return Err(Error::BadArgument {
+                        arg: "variant",
+                        detail: format!("`{}` is an f32 rung; {} inputs{} run on the tensor cores (Auto or Mma)", v.name(), I::NAME, if self.tf32 { " as tf32" } else { "" }),
+                    });
+                }
+            };
+            // A transposed tf32 `A` is staged row-major (see `mma::run`).
+            let ta = ta && I::KIND != F32;
+            mma::kernel_for(tile, I::KIND, O::KIND, (ta, tb)).map(|_| Engine::Mma(tile))
+        } else {
+            let v = match self.variant {
+                GemmVariant::Auto if ta || tb => GemmVariant::Blocktile2d,
+                GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, simt::float4_ok(&p.g)),
+                GemmVariant::Mma(t) => {
+                    return Err(Error::BadArgument {
+                        arg: "variant",
+                        detail: format!("`{}` is a tensor-core tile; f32 inputs run on it with .tf32(true)", t.name()),
+                    });
+                }
+                v => v,
+            };
+            if (ta || tb) && v != GemmVariant::Blocktile2d {
+                return Err(Error::BadArgument {
+                    arg: "variant",
+                    detail: format!("`{}` reads row-major operands; transposed f32 operands run on Blocktile2d (or Auto)", v.name()),
+                });
+            }
+            if v.needs_float4() {
+                for (arg, ld) in [("lda", p.g.lda), ("ldb", p.g.ldb), ("ldc", p.g.ldc)] {
+                    if ld % 4 != 0 {
+                        return Err(Error::BadArgument {
+                            arg,
+                            detail: format!("{ld} is not a multiple of 4, which `{}` (float4 loads) needs; use Auto or Blocktile2d", v.name()),
+                        });
+                    }
+                }
+                if p.batch > 1 && p.strides.iter().any(|s| s % 4 != 0) {
+                    return Err(Error::BadArgument {
+                        arg: "batch_strides",
+                        detail: format!("{:?} are not multiples of 4, which `{}` (float4 loads) needs; use Auto or Blocktile2d", p.strides, v.name()),
                     });
                 }
             }
-        }
-        launch_variant(ctx, v, transposes, &p, a, b, c)
-    }
-}
-
-/// Whether the float4 rungs apply: every leading dimension a multiple of 4
-/// (buffers are whole allocations, 256-byte aligned on the device).
-fn float4_ok(p: &GemmParams) -> bool {
-    p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0
-}
-
-impl GemmVariant {
-    /// The launch geometry of rung `v` for `p` (computed in `kernels`).
-    pub fn launch_config(self, p: &GemmParams) -> LaunchConfig {
-        use k::gemm::simt as s;
-        match self {
-            GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
-            GemmVariant::Naive => s::naive_config(p),
-            GemmVariant::Coalesced => s::coalesced_config(p),
-            GemmVariant::Shared => s::shared_config(p),
-            GemmVariant::Blocktile1d => s::blocktile_1d_config(p),
-            GemmVariant::Blocktile2d => s::blocktile_2d_config(p),
-            GemmVariant::Multistage(w) => w.config().config(p),
-            #[cfg(ferrotile_experiments)]
-            GemmVariant::MultistageT(w) => w.config().config(p),
-            v => v.tiling().expect("the remaining rungs are float4 tilings").config(p),
+            Ok(Engine::Simt(v))
         }
     }
 }
 
-/// One sub-problem of a GEMM whose launch grid would exceed the device
-/// limits: rows `m0..m0 + m` and columns `n0..n0 + n` of `C`.
+impl Problem {
+    /// Elements `a`, `b`, `c` must hold: `(batch − 1) · stride + extent`.
+    pub(crate) fn required_lens(&self) -> Result<[usize; 3]> {
+        let one = self.g.required_lens_op(self.transposes.0, self.transposes.1);
+        let mut out = [0; 3];
+        for (i, arg) in ["a", "b", "c"].into_iter().enumerate() {
+            out[i] = (self.batch - 1)
+                .checked_mul(self.strides[i])
+                .and_then(|x| x.checked_add(one[i]))
+                .ok_or_else(|| Error::BadArgument { arg, detail: "the batch reaches past the address space".into() })?;
+        }
+        Ok(out)
+    }
+}
+
+/// Which engine runs a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GemmChunk {
-    /// First row of `C`.
-    pub m0: usize,
-    /// First column of `C`.
-    pub n0: usize,
-    /// Rows.
-    pub m: u32,
-    /// Columns.
-    pub n: u32,
+enum Engine {
+    /// The f32 ladder, on this rung.
+    Simt(GemmVariant),
+    /// Tensor cores, with this tile.
+    Mma(MmaTile),
 }
 
-/// Chunks are multiples of this many rows and columns, so that every block
-/// tile of a chunk is one of the whole problem's tiles (all tile sides
-/// divide it) and float4 offsets stay 16-byte aligned.
-const CHUNK_ALIGN: u32 = 256;
-
-/// Splits `p`'s `C` into the fewest row/column chunks whose launch grids
-/// (from `config`) fit `max_grid` (`[x, y]` blocks): one chunk, the whole
-/// problem, whenever it fits. Each chunk is an independent GEMM over the
-/// same `k`; together they cover every element of `C` once.
-pub fn plan_chunks(p: &GemmParams, config: impl Fn(&GemmParams) -> LaunchConfig, max_grid: [u32; 2]) -> Vec<GemmChunk> {
-    let grid = |cm: u32, cn: u32| config(&GemmParams { m: cm, n: cn, ..*p }).grid;
-    let halve = |x: u32| x.div_ceil(2).next_multiple_of(CHUNK_ALIGN);
-    let (mut cm, mut cn) = (p.m, p.n);
-    loop {
-        let g = grid(cm, cn);
-        let over = [g[0] > max_grid[0], g[1] > max_grid[1]];
-        let Some(d) = over.iter().position(|&o| o) else { break };
-        // Halve the side that shrinks the grid dimension over its limit.
-        if cm > CHUNK_ALIGN && grid(halve(cm), cn)[d] < g[d] {
-            cm = halve(cm);
-        } else if cn > CHUNK_ALIGN && grid(cm, halve(cn))[d] < g[d] {
-            cn = halve(cn);
-        } else {
-            break; // not reached on a real device: a 256 × 256 chunk fits
+impl Engine {
+    fn variant(self) -> GemmVariant {
+        match self {
+            Engine::Simt(v) => v,
+            Engine::Mma(t) => GemmVariant::Mma(t),
         }
-    }
-    let mut chunks = Vec::new();
-    for m0 in (0..p.m).step_by(cm as usize) {
-        for n0 in (0..p.n).step_by(cn as usize) {
-            chunks.push(GemmChunk { m0: m0 as usize, n0: n0 as usize, m: cm.min(p.m - m0), n: cn.min(p.n - n0) });
-        }
-    }
-    chunks
-}
-
-/// Launches rung `v` on `p`, in chunks when one grid would exceed the
-/// launch limits (see [`plan_chunks`]); `(ta, tb)`: whether `A`, `B` are
-/// stored transposed (only rung 5 has kernels for that; [`Gemm::run`]
-/// checked it).
-fn launch_variant(
-    ctx: &Context,
-    v: GemmVariant,
-    (ta, tb): (bool, bool),
-    p: &GemmParams,
-    a: &Buffer<f32>,
-    b: &Buffer<f32>,
-    c: &mut Buffer<f32>,
-) -> Result<()> {
-    use k::launch::{MAX_GRID_X, MAX_GRID_YZ};
-    for ch in plan_chunks(p, |q| v.launch_config(q), [MAX_GRID_X, MAX_GRID_YZ]) {
-        let q = GemmParams { m: ch.m, n: ch.n, ..*p };
-        // op(A)'s row m0 and op(B)'s column n0, in the stored layouts.
-        let a_off = if ta { ch.m0 } else { ch.m0 * p.lda as usize };
-        let b_off = if tb { ch.n0 * p.ldb as usize } else { ch.n0 };
-        let c_off = ch.m0 * p.ldc as usize + ch.n0;
-        launch_chunk(ctx, v, (ta, tb), q, At::new(a, a_off), At::new(b, b_off), At::new(c, c_off))?;
-    }
-    Ok(())
-}
-
-/// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
-/// configurations) that can launch itself.
-trait SimtLaunch {
-    /// Launches the kernel of this configuration on `p`.
-    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()>;
-}
-
-/// One `launch!` arm per row of a kernels-crate variant table (see
-/// `ferrotile_kernels::variants`).
-macro_rules! simt_launcher {
-    (
-        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
-        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:path), bounds $lb:literal; )*
-    ) => {
-        impl SimtLaunch for $Enum {
-            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
-                match self {
-                    $( #[$gate] $Enum::$V => launch!(ctx, ferrotile_kernels::gemm::simt::$kernel, cfg, p, a, b, c), )*
-                }
-            }
-        }
-    };
-}
-ferrotile_kernels::simt_warptile_table!(simt_launcher);
-ferrotile_kernels::simt_multistage_table!(simt_launcher);
-#[cfg(ferrotile_experiments)]
-ferrotile_kernels::simt_multistage_t_table!(simt_launcher);
-
-/// Launches rung `v` on one (sub-)problem `p` whose operands start at `a`,
-/// `b`, `c`.
-fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
-    let cfg = v.launch_config(&p);
-    match v {
-        GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
-        GemmVariant::Naive => launch!(ctx, k::gemm::simt::sgemm_naive, cfg, p, a, b, c),
-        GemmVariant::Coalesced => launch!(ctx, k::gemm::simt::sgemm_coalesced, cfg, p, a, b, c),
-        GemmVariant::Shared => launch!(ctx, k::gemm::simt::sgemm_shared, cfg, p, a, b, c),
-        GemmVariant::Blocktile1d => launch!(ctx, k::gemm::simt::sgemm_blocktile_1d, cfg, p, a, b, c),
-        GemmVariant::Blocktile2d => match (ta, tb) {
-            (false, false) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d, cfg, p, a, b, c),
-            (true, false) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
-            (false, true) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
-            (true, true) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
-        },
-        GemmVariant::Vectorized => launch!(ctx, k::gemm::simt::sgemm_vectorized, cfg, p, a, b, c),
-        GemmVariant::Padded => launch!(ctx, k::gemm::simt::sgemm_padded, cfg, p, a, b, c),
-        GemmVariant::Swizzled => launch!(ctx, k::gemm::simt::sgemm_swizzled, cfg, p, a, b, c),
-        GemmVariant::DoubleBuffered => launch!(ctx, k::gemm::simt::sgemm_double_buffered, cfg, p, a, b, c),
-        GemmVariant::Warptile(w) => w.launch(ctx, cfg, p, a, b, c),
-        GemmVariant::Multistage(w) => w.launch(ctx, cfg, p, a, b, c),
-        #[cfg(ferrotile_experiments)]
-        GemmVariant::MultistageT(w) => w.launch(ctx, cfg, p, a, b, c),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `b` as an f32 buffer (the f32 ladder's dispatch; `T` is f32 there).
+fn as_f32<'a, T: Element>(b: &'a Buffer<T>, arg: &'static str) -> Result<&'a Buffer<f32>> {
+    (b as &dyn Any).downcast_ref::<Buffer<f32>>().ok_or_else(|| Error::BadArgument { arg, detail: "not an f32 buffer".into() })
+}
 
-    #[test]
-    fn names_are_unique_and_tilings_valid() {
-        let all = GemmVariant::all();
-        let mut names: Vec<_> = all.iter().map(|v| v.name()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), all.len());
-        for v in all {
-            if let Some(t) = v.tiling() {
-                assert!(t.validate(), "{v:?}");
-            }
-            if let GemmVariant::Multistage(c) = v {
-                assert!(c.config().validate(), "{v:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn launch_bounds_match_the_launched_block_size() {
-        for b in k::gemm::simt::LAUNCH_BOUNDS {
-            let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
-            let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
-            let (threads, shared) = v.block_resources().expect("bounded kernels are float4 rungs");
-            assert_eq!(threads, b.max_threads, "{}", b.kernel);
-            // The bounds must leave room for the shared memory too (228 KiB
-            // per SM, 1 KiB of it reserved per block).
-            assert!((shared + 1024) * b.min_blocks_per_sm <= 228 * 1024, "{}", b.kernel);
-        }
-    }
-
-    /// Every element of `C` in exactly one chunk, every chunk's grid within
-    /// `max`, chunk origins aligned.
-    fn check_plan(p: &GemmParams, v: GemmVariant, max: [u32; 2]) -> Vec<GemmChunk> {
-        let chunks = plan_chunks(p, |q| v.launch_config(q), max);
-        let mut covered = 0u64;
-        for ch in &chunks {
-            let g = v.launch_config(&GemmParams { m: ch.m, n: ch.n, ..*p }).grid;
-            assert!(g[0] <= max[0] && g[1] <= max[1], "{v:?} {ch:?}: grid {g:?} over {max:?}");
-            assert!(ch.m0 % CHUNK_ALIGN as usize == 0 && ch.n0 % CHUNK_ALIGN as usize == 0, "{ch:?}");
-            assert!(ch.m0 + ch.m as usize <= p.m as usize && ch.n0 + ch.n as usize <= p.n as usize, "{ch:?}");
-            covered += ch.m as u64 * ch.n as u64;
-        }
-        // Disjoint and in bounds, so the areas add up only if they tile C.
-        for (i, x) in chunks.iter().enumerate() {
-            for y in &chunks[..i] {
-                let rows = x.m0 < y.m0 + y.m as usize && y.m0 < x.m0 + x.m as usize;
-                let cols = x.n0 < y.n0 + y.n as usize && y.n0 < x.n0 + x.n as usize;
-                assert!(!(rows && cols), "{x:?} overlaps {y:?}");
-            }
-        }
-        assert_eq!(covered, p.m as u64 * p.n as u64);
-        chunks
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn chunk_plans_tile_c_and_fit(m in 1u32..5000, n in 1u32..5000, gy in 1u32..60, gx in 1u32..60, vi in 0usize..8) {
-            let v = [
-                GemmVariant::Naive,
-                GemmVariant::Coalesced,
-                GemmVariant::Shared,
-                GemmVariant::Blocktile2d,
-                GemmVariant::Vectorized,
-                GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2),
-                GemmVariant::Warptile(WarpConfig::B64x64x16W32x32),
-                GemmVariant::Multistage(StageConfig::B256x128x8S3),
-            ][vi];
-            let p = GemmParams { m, n, k: 8, lda: 8, ldb: n, ldc: n, alpha: 1.0, beta: 0.0 };
-            // Limits small enough to force chunks, large enough for one
-            // 256 × 256 chunk (no block tile side is below 8).
-            let max = [gx.max(32), gy.max(32)];
-            check_plan(&p, v, max);
-        }
-    }
-
-    #[test]
-    fn chunking_only_when_the_grid_is_over_the_limit() {
-        let v = GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2);
-        let p = GemmParams { m: 4096, n: 4096, k: 8, lda: 8, ldb: 4096, ldc: 4096, alpha: 1.0, beta: 0.0 };
-        assert_eq!(check_plan(&p, v, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]).len(), 1);
-        // Millions of rows: 9 M / 128 = 70 313 block rows > 65 535.
-        let tall = GemmParams { m: 9_000_000, n: 4, k: 4, lda: 4, ldb: 4, ldc: 4, alpha: 1.0, beta: 0.0 };
-        assert_eq!(check_plan(&tall, v, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]).len(), 2);
-        // The naive rung puts n on grid y: it is n that gets split.
-        let wide = GemmParams { m: 4, n: 3_000_000, k: 4, lda: 4, ldb: 3_000_000, ldc: 3_000_000, alpha: 1.0, beta: 0.0 };
-        let chunks = check_plan(&wide, GemmVariant::Naive, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]);
-        assert!(chunks.len() > 1 && chunks.iter().all(|c| c.m == 4), "{chunks:?}");
-    }
-
-    #[test]
-    fn auto_picks_the_nearest_entry_and_falls_back_without_float4() {
-        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2));
-        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
-        assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
-        let g = Gemm::new(64, 64, 64).lda(65);
-        assert_eq!(g.resolved_variant().unwrap(), GemmVariant::Blocktile2d);
-    }
+/// `b` as a mutable f32 buffer.
+fn as_f32_mut<'a, T: Element>(b: &'a mut Buffer<T>, arg: &'static str) -> Result<&'a mut Buffer<f32>> {
+    (b as &mut dyn Any).downcast_mut::<Buffer<f32>>().ok_or_else(|| Error::BadArgument { arg, detail: "not an f32 buffer".into() })
 }

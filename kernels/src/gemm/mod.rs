@@ -2,12 +2,15 @@
 //! the engines that compute it:
 //!
 //! * [`simt`]: the f32 ladder on CUDA cores (`sgemm_*` kernels);
-//! * `mma` (tensor cores, `mma.sync`, sm_80) and `wgmma` (Hopper) share
-//!   [`GemmParams`], the operand layouts and the epilogue.
+//! * [`mma`]: tensor cores through `mma.sync` (sm_80 and later): bf16,
+//!   f16 and tf32 inputs, f32 accumulation, batched, fused bias and
+//!   activation;
+//! * (to come) `wgmma`: Hopper's asynchronous warpgroup `mma` fed by TMA.
 //!
 //! `A` is `(m, k)` with leading dimension `lda`, `B` is `(k, n)` with `ldb`,
 //! `C` is `(m, n)` with `ldc`.
 
+pub mod mma;
 pub mod simt;
 
 use crate::arch::{fma, Global};

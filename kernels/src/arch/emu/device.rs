@@ -390,3 +390,12 @@ pub fn cp_async_wait_group(n: u32) {
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::f32::math::mul_add(a, b, c)
 }
+
+/// `2^x` (`ex2.approx.ftz.f32` on the device, within about 2 ulp of the
+/// exact value, subnormal results flushed to zero; the emulator computes
+/// the correctly rounded value and flushes the same way).
+#[inline]
+pub fn exp2_approx(x: f32) -> f32 {
+    let y = x.exp2();
+    if y != 0.0 && y.abs() < f32::MIN_POSITIVE { 0.0 } else { y }
+}

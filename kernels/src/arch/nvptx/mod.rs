@@ -176,6 +176,17 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::f32::math::mul_add(a, b, c)
 }
 
+/// `2^x` to about 2 ulp (`ex2.approx.ftz.f32`: subnormal results flush to
+/// zero); the fast path of `exp` in epilogues.
+#[inline(always)]
+pub fn exp2_approx(x: f32) -> f32 {
+    let y: f32;
+    unsafe {
+        core::arch::asm!("ex2.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack));
+    }
+    y
+}
+
 /// The 32-bit `.shared` state-space address of a generic pointer into
 /// shared memory (what `cp.async` takes as its destination).
 #[inline(always)]

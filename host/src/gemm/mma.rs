@@ -1,0 +1,318 @@
+//! The tensor-core engine's host side: the tile configurations, the kernel
+//! of each (tile, types, orientation) from the kernels crate's table,
+//! operand staging, and the launches.
+
+use std::any::Any;
+
+use ferrotile_kernels as k;
+use k::gemm::mma::{Dt, MmaKernel, MmaParams, StageParams, BF16, F16_KIND, F32};
+
+use super::{Activation, GemmElement, GemmParams, Problem};
+use crate::launch::{Absent, At};
+use crate::{Buffer, Context, Error, LaunchConfig, Result};
+
+/// A tensor-core tile configuration: the block tile the kernel computes.
+/// The kernel follows from it, the types and the operands' orientation
+/// ([`MmaTile::kernels`] lists what exists).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MmaTile {
+    /// 128 × 128 block tiles of four 64 × 64 warp tiles: every type and
+    /// orientation.
+    B128x128,
+    /// 128 × 256 block tiles of eight 64 × 64 warp tiles: bf16 and f16,
+    /// both operands row-major (large problems).
+    B128x256,
+    /// 64 × 64 block tiles of four 32 × 32 warp tiles: row-major operands
+    /// (small problems: more blocks).
+    B64x64,
+}
+
+impl MmaTile {
+    /// Every tile.
+    pub const ALL: &'static [MmaTile] = &[MmaTile::B128x128, MmaTile::B128x256, MmaTile::B64x64];
+
+    /// The tile's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MmaTile::B128x128 => "mma_128x128",
+            MmaTile::B128x256 => "mma_128x256",
+            MmaTile::B64x64 => "mma_64x64",
+        }
+    }
+
+    /// `(BM, BN)`.
+    pub const fn dims(self) -> (usize, usize) {
+        match self {
+            MmaTile::B128x128 => (128, 128),
+            MmaTile::B128x256 => (128, 256),
+            MmaTile::B64x64 => (64, 64),
+        }
+    }
+
+    /// The kernels of this tile (every type and orientation it has).
+    pub fn kernels(self) -> impl Iterator<Item = MmaKernel> {
+        let (bm, bn) = self.dims();
+        MmaKernel::ALL.iter().copied().filter(move |k| (k.config().bm, k.config().bn) == (bm, bn))
+    }
+
+    /// The tile for a problem, by how many blocks it makes: 128 × 256
+    /// when the grid fills the GPU twice over with it, 128 × 128 when it
+    /// fills it once, 64 × 64 below; a tile without a kernel for the types
+    /// and orientation is skipped.
+    pub(super) fn auto(p: &Problem, input: usize, transposes: (bool, bool)) -> MmaTile {
+        /// Multiprocessors of the GPUs the choice was made for (H100/H200).
+        const SMS: usize = 132;
+        let (m, n) = (p.g.m as usize, p.g.n as usize);
+        let blocks = |t: MmaTile| {
+            let (bm, bn) = t.dims();
+            m.div_ceil(bm) * n.div_ceil(bn) * p.batch
+        };
+        let has = |t: MmaTile| MmaKernel::ALL.iter().any(|k| matches_kernel(*k, t, input, transposes));
+        let wanted = if blocks(MmaTile::B128x256) >= 2 * SMS {
+            [MmaTile::B128x256, MmaTile::B128x128, MmaTile::B64x64]
+        } else if blocks(MmaTile::B128x128) >= SMS {
+            [MmaTile::B128x128, MmaTile::B64x64, MmaTile::B128x256]
+        } else {
+            [MmaTile::B64x64, MmaTile::B128x128, MmaTile::B128x256]
+        };
+        wanted.into_iter().find(|&t| has(t)).unwrap_or(MmaTile::B128x128)
+    }
+}
+
+/// Whether kernel `k` is tile `t` for inputs of kind `input` and the
+/// orientation (any output type).
+fn matches_kernel(k: MmaKernel, t: MmaTile, input: usize, (ta, tb): (bool, bool)) -> bool {
+    let c = k.config();
+    (c.bm, c.bn) == t.dims() && c.input == input && (c.ta, c.tb) == (ta, tb)
+}
+
+/// The kernel of tile `t` for these types and orientation, or
+/// `BadArgument { arg: "variant" }` listing what the tile has.
+pub(super) fn kernel_for(t: MmaTile, input: usize, output: usize, (ta, tb): (bool, bool)) -> Result<MmaKernel> {
+    let found = MmaKernel::ALL.iter().copied().find(|&k| matches_kernel(k, t, input, (ta, tb)) && k.config().output == output);
+    found.ok_or_else(|| Error::BadArgument {
+        arg: "variant",
+        detail: format!(
+            "`{}` has no kernel for {} inputs, {} output, A {}, B {}; it has: {}",
+            t.name(),
+            kind_name(input),
+            kind_name(output),
+            if ta { "transposed" } else { "row-major" },
+            if tb { "transposed" } else { "row-major" },
+            t.kernels().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
+fn kind_name(kind: usize) -> &'static str {
+    match kind {
+        F32 => "f32 (tf32)",
+        BF16 => "bf16",
+        F16_KIND => "f16",
+        _ => "?",
+    }
+}
+
+/// The host type of a kernels-crate element kind.
+trait HostElem {
+    type T: GemmElement;
+}
+impl HostElem for Dt<F32> {
+    type T = f32;
+}
+impl HostElem for Dt<BF16> {
+    type T = half::bf16;
+}
+impl HostElem for Dt<F16_KIND> {
+    type T = half::f16;
+}
+
+/// `b` as a buffer of `T` (the kernel's own type; the dispatch above
+/// chose the kernel by the buffers' types, so this cannot fail unless
+/// that choice is wrong).
+fn typed<'a, T: GemmElement>(b: &'a dyn Any, arg: &'static str) -> Result<&'a Buffer<T>> {
+    b.downcast_ref::<Buffer<T>>().ok_or_else(|| Error::BadArgument { arg, detail: format!("not a {} buffer", T::NAME) })
+}
+
+/// A table-declared tensor-core kernel that can launch itself on
+/// type-erased buffers (checked against the kernel's types).
+trait MmaLaunch {
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        self,
+        ctx: &Context,
+        cfg: LaunchConfig,
+        p: MmaParams,
+        ab: (&dyn Any, &dyn Any),
+        c: &dyn Any,
+        offsets: [usize; 3],
+        bias: Option<&Buffer<f32>>,
+    ) -> Result<()>;
+}
+
+/// One `launch!` arm per row of the kernels crate's `mma_table!`.
+macro_rules! mma_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
+    ) => {
+        impl MmaLaunch for $Enum {
+            fn launch(
+                self,
+                ctx: &Context,
+                cfg: LaunchConfig,
+                p: MmaParams,
+                (a, b): (&dyn Any, &dyn Any),
+                c: &dyn Any,
+                [oa, ob, oc]: [usize; 3],
+                bias: Option<&Buffer<f32>>,
+            ) -> Result<()> {
+                match self {
+                    $( #[$gate] $Enum::$V => {
+                        type In = <Dt<{ k::gemm::mma::$cfg.input }> as HostElem>::T;
+                        type Out = <Dt<{ k::gemm::mma::$cfg.output }> as HostElem>::T;
+                        let a = At::new(typed::<In>(a, "a")?, oa);
+                        let b = At::new(typed::<In>(b, "b")?, ob);
+                        let c = At::new(typed::<Out>(c, "c")?, oc);
+                        match bias {
+                            Some(bias) => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, p, a, b, c, bias),
+                            None => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, p, a, b, c, Absent::<f32>::new()),
+                        }
+                    } )*
+                }
+            }
+        }
+    };
+}
+ferrotile_kernels::mma_table!(mma_launcher);
+
+/// Most matrices of a batch one launch takes (the grid's z extent).
+const MAX_BATCH_PER_LAUNCH: usize = 65_535;
+
+/// An operand as stored: rows, elements per row, leading dimension and
+/// batch stride.
+#[derive(Clone, Copy, Debug)]
+struct Stored {
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    stride: usize,
+}
+
+/// Runs the tensor-core kernel of `tile` on `p` (types `I` → `O`, checked
+/// by the caller): operands whose rows do not start 16-byte aligned are
+/// staged into aligned copies first, large batches go in parts.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run<I: GemmElement, O: GemmElement>(
+    ctx: &Context,
+    tile: MmaTile,
+    (ta, tb): (bool, bool),
+    act: Activation,
+    p: &Problem,
+    a: &Buffer<I>,
+    b: &Buffer<I>,
+    bias: Option<&Buffer<f32>>,
+    c: &mut Buffer<O>,
+) -> Result<()> {
+    // tf32 kernels read `A` row-major only: a transposed one is staged
+    // row-major first (see `stage`).
+    let transpose_a = ta && I::KIND == F32;
+    let ta = ta && !transpose_a;
+    let kernel = kernel_for(tile, I::KIND, O::KIND, (ta, tb))?;
+    let g = p.g;
+    let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
+    let sa = if transpose_a {
+        Stored { rows: kk, cols: m, ld: g.lda as usize, stride: p.strides[0] }
+    } else {
+        Stored { rows: if ta { kk } else { m }, cols: if ta { m } else { kk }, ld: g.lda as usize, stride: p.strides[0] }
+    };
+    let sb = Stored { rows: if tb { n } else { kk }, cols: if tb { kk } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let staged_a = stage(ctx, a, sa, p.batch, transpose_a)?;
+    let staged_b = stage(ctx, b, sb, p.batch, false)?;
+    let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
+    let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+    let params = MmaParams {
+        g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
+        stride_a: sa.stride as u64,
+        stride_b: sb.stride as u64,
+        stride_c: p.strides[2] as u64,
+        activation: act.code(),
+        has_bias: bias.is_some() as u32,
+    };
+    let config = kernel.config();
+    for first in (0..p.batch).step_by(MAX_BATCH_PER_LAUNCH) {
+        let count = (p.batch - first).min(MAX_BATCH_PER_LAUNCH);
+        let offsets = [first * sa.stride, first * sb.stride, first * p.strides[2]];
+        let cfg = config.config(&params, count as u32);
+        kernel.launch(ctx, cfg, params, (a, b), &*c, offsets, bias)?;
+    }
+    Ok(())
+}
+
+/// A packed copy of `src` whose rows start 16-byte aligned (leading
+/// dimension and batch stride multiples of 16 bytes), when they do not
+/// already, or `transpose`d (always copied; the result is the stored
+/// matrix's transpose). A batch stride of 0 (one matrix shared by the
+/// batch) stays 0.
+fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<T>, Stored)>> {
+    let align = 16 / std::mem::size_of::<T>();
+    let strided = batch > 1 && s.stride != 0;
+    if !transpose && s.ld % align == 0 && (!strided || s.stride % align == 0) {
+        return Ok(None);
+    }
+    let (rows, cols) = if transpose { (s.cols, s.rows) } else { (s.rows, s.cols) };
+    let ld = cols.next_multiple_of(align);
+    let matrices = if strided { batch } else { 1 };
+    let stride = if strided { rows * ld } else { 0 };
+    let dst = ctx.alloc::<T>(matrices * rows * ld)?;
+    let sp = StageParams {
+        rows: s.rows as u32,
+        cols: s.cols as u32,
+        ld_src: s.ld as u32,
+        ld_dst: ld as u32,
+        batch: matrices as u32,
+        transpose: transpose as u32,
+        stride_src: s.stride as u64,
+        stride_dst: stride as u64,
+    };
+    let cfg = k::gemm::mma::stage_config(&sp);
+    let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &dst);
+    match T::KIND {
+        BF16 => {
+            let (from, to) = (typed::<half::bf16>(src_any, "a")?, typed::<half::bf16>(dst_any, "a")?);
+            launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_bf16, cfg, from, to, sp)
+        }
+        F16_KIND => {
+            let (from, to) = (typed::<half::f16>(src_any, "a")?, typed::<half::f16>(dst_any, "a")?);
+            launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f16, cfg, from, to, sp)
+        }
+        _ => {
+            let (from, to) = (typed::<f32>(src_any, "a")?, typed::<f32>(dst_any, "a")?);
+            launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f32, cfg, from, to, sp)
+        }
+    }?;
+    Ok(Some((dst, Stored { rows, cols, ld, stride })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_is_reachable_and_valid() {
+        for k in MmaKernel::ALL {
+            let c = k.config();
+            assert!(c.validate(), "{k:?}");
+            let tile = MmaTile::ALL.iter().copied().find(|t| t.dims() == (c.bm, c.bn)).expect("every kernel's tile is an MmaTile");
+            assert_eq!(kernel_for(tile, c.input, c.output, (c.ta, c.tb)).ok(), Some(*k));
+        }
+        // Every type pair and orientation has the 128 × 128 tile.
+        for (i, o) in [(BF16, F32), (BF16, BF16), (F16_KIND, F32), (F16_KIND, F16_KIND), (F32, F32)] {
+            for t in [(false, false), (true, false), (false, true), (true, true)] {
+                assert!(kernel_for(MmaTile::B128x128, i, o, t).is_ok(), "{i} {o} {t:?}");
+            }
+        }
+        assert!(matches!(kernel_for(MmaTile::B128x256, F32, F32, (false, false)), Err(Error::BadArgument { arg: "variant", .. })));
+    }
+}

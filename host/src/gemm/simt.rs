@@ -1,0 +1,324 @@
+//! The SIMT engine's host side: Auto's table for the f32 ladder, launch
+//! geometry, chunked launches for grids over the limits, and one launch
+//! arm per kernel (generated from the kernels crate's variant tables).
+
+use ferrotile_kernels as k;
+use ferrotile_kernels::gemm::simt::GemmParams;
+#[cfg(ferrotile_experiments)]
+use ferrotile_kernels::gemm::simt::StageTConfig;
+use ferrotile_kernels::gemm::simt::{StageConfig, WarpConfig};
+
+use super::GemmVariant;
+use crate::launch::At;
+use crate::{Buffer, Context, LaunchConfig, Result};
+
+/// One measured point of the autotune table: at about this shape, this
+/// rung was the fastest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AutoEntry {
+    /// Rows of C.
+    pub m: usize,
+    /// Columns of C.
+    pub n: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// The fastest rung measured there.
+    pub variant: GemmVariant,
+}
+
+/// What [`GemmVariant::Auto`] picks from: the entry nearest to the problem
+/// (distance: sum of |log2| ratios of m, n, k). Regenerate on a GPU with
+/// `FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm`, which prints this
+/// table. Measured on an NVIDIA H100 80GB HBM3 (driver 580.159.04,
+/// 2026-11-22): the fastest float4 rung or configuration at each shape.
+pub const AUTO_TABLE: &[AutoEntry] = &[
+    AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 1024, n: 1024, k: 1024, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 2048, n: 2048, k: 2048, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
+    AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
+    AutoEntry { m: 256, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 4096, n: 256, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+];
+
+/// The rung `table` holds for the entry nearest to `(m, n, k)`; the
+/// scalar 2D blocktiled rung when `float4` is false (a leading dimension
+/// is not a multiple of 4) or the table is empty.
+pub fn pick(table: &[AutoEntry], m: usize, n: usize, k: usize, float4: bool) -> GemmVariant {
+    if !float4 {
+        return GemmVariant::Blocktile2d;
+    }
+    let d = |x: usize, y: usize| ((x.max(1) as f64) / (y.max(1) as f64)).log2().abs();
+    table
+        .iter()
+        .map(|e| (d(m, e.m) + d(n, e.n) + d(k, e.k), e.variant))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(GemmVariant::Blocktile2d, |(_, v)| v)
+}
+
+/// Whether the float4 rungs apply: every leading dimension a multiple of 4
+/// (buffers are whole allocations, 256-byte aligned on the device).
+pub(super) fn float4_ok(p: &GemmParams) -> bool {
+    p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0
+}
+
+impl GemmVariant {
+    /// The launch geometry of rung `v` for `p` (computed in `kernels`).
+    pub fn launch_config(self, p: &GemmParams) -> LaunchConfig {
+        use k::gemm::simt as s;
+        match self {
+            GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
+            GemmVariant::Naive => s::naive_config(p),
+            GemmVariant::Coalesced => s::coalesced_config(p),
+            GemmVariant::Shared => s::shared_config(p),
+            GemmVariant::Blocktile1d => s::blocktile_1d_config(p),
+            GemmVariant::Blocktile2d => s::blocktile_2d_config(p),
+            GemmVariant::Multistage(w) => w.config().config(p),
+            GemmVariant::Mma(_) => unreachable!("tensor-core tiles launch through gemm::mma"),
+            #[cfg(ferrotile_experiments)]
+            GemmVariant::MultistageT(w) => w.config().config(p),
+            v => v.tiling().expect("the remaining rungs are float4 tilings").config(p),
+        }
+    }
+}
+
+/// One sub-problem of a GEMM whose launch grid would exceed the device
+/// limits: rows `m0..m0 + m` and columns `n0..n0 + n` of `C`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmChunk {
+    /// First row of `C`.
+    pub m0: usize,
+    /// First column of `C`.
+    pub n0: usize,
+    /// Rows.
+    pub m: u32,
+    /// Columns.
+    pub n: u32,
+}
+
+/// Chunks are multiples of this many rows and columns, so that every block
+/// tile of a chunk is one of the whole problem's tiles (all tile sides
+/// divide it) and float4 offsets stay 16-byte aligned.
+const CHUNK_ALIGN: u32 = 256;
+
+/// Splits `p`'s `C` into the fewest row/column chunks whose launch grids
+/// (from `config`) fit `max_grid` (`[x, y]` blocks): one chunk, the whole
+/// problem, whenever it fits. Each chunk is an independent GEMM over the
+/// same `k`; together they cover every element of `C` once.
+pub fn plan_chunks(p: &GemmParams, config: impl Fn(&GemmParams) -> LaunchConfig, max_grid: [u32; 2]) -> Vec<GemmChunk> {
+    let grid = |cm: u32, cn: u32| config(&GemmParams { m: cm, n: cn, ..*p }).grid;
+    let halve = |x: u32| x.div_ceil(2).next_multiple_of(CHUNK_ALIGN);
+    let (mut cm, mut cn) = (p.m, p.n);
+    loop {
+        let g = grid(cm, cn);
+        let over = [g[0] > max_grid[0], g[1] > max_grid[1]];
+        let Some(d) = over.iter().position(|&o| o) else { break };
+        // Halve the side that shrinks the grid dimension over its limit.
+        if cm > CHUNK_ALIGN && grid(halve(cm), cn)[d] < g[d] {
+            cm = halve(cm);
+        } else if cn > CHUNK_ALIGN && grid(cm, halve(cn))[d] < g[d] {
+            cn = halve(cn);
+        } else {
+            break; // not reached on a real device: a 256 × 256 chunk fits
+        }
+    }
+    let mut chunks = Vec::new();
+    for m0 in (0..p.m).step_by(cm as usize) {
+        for n0 in (0..p.n).step_by(cn as usize) {
+            chunks.push(GemmChunk { m0: m0 as usize, n0: n0 as usize, m: cm.min(p.m - m0), n: cn.min(p.n - n0) });
+        }
+    }
+    chunks
+}
+
+/// Runs rung `v` on the problem `p`: each matrix of the batch, in chunks
+/// when one grid would exceed the launch limits (see [`plan_chunks`]);
+/// `(ta, tb)`: whether `A`, `B` are stored transposed (only rung 5 has
+/// kernels for that; the caller checked it).
+pub(super) fn run(
+    ctx: &Context,
+    v: GemmVariant,
+    (ta, tb): (bool, bool),
+    p: &super::Problem,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+) -> Result<()> {
+    use k::launch::{MAX_GRID_X, MAX_GRID_YZ};
+    let g = &p.g;
+    let chunks = plan_chunks(g, |q| v.launch_config(q), [MAX_GRID_X, MAX_GRID_YZ]);
+    for i in 0..p.batch {
+        let [sa, sb, sc] = p.strides.map(|s| s * i);
+        for ch in &chunks {
+            let q = GemmParams { m: ch.m, n: ch.n, ..*g };
+            // op(A)'s row m0 and op(B)'s column n0, in the stored layouts.
+            let a_off = sa + if ta { ch.m0 } else { ch.m0 * g.lda as usize };
+            let b_off = sb + if tb { ch.n0 * g.ldb as usize } else { ch.n0 };
+            let c_off = sc + ch.m0 * g.ldc as usize + ch.n0;
+            launch_chunk(ctx, v, (ta, tb), q, At::new(a, a_off), At::new(b, b_off), At::new(c, c_off))?;
+        }
+    }
+    Ok(())
+}
+
+/// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
+/// configurations) that can launch itself.
+trait SimtLaunch {
+    /// Launches the kernel of this configuration on `p`.
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()>;
+}
+
+/// One `launch!` arm per row of a kernels-crate variant table (see
+/// `ferrotile_kernels::variants`).
+macro_rules! simt_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
+    ) => {
+        impl SimtLaunch for $Enum {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
+                match self {
+                    $( #[$gate] $Enum::$V => launch!(ctx, ferrotile_kernels::gemm::simt::$kernel, cfg, p, a, b, c), )*
+                }
+            }
+        }
+    };
+}
+ferrotile_kernels::simt_warptile_table!(simt_launcher);
+ferrotile_kernels::simt_multistage_table!(simt_launcher);
+#[cfg(ferrotile_experiments)]
+ferrotile_kernels::simt_multistage_t_table!(simt_launcher);
+
+/// Launches rung `v` on one (sub-)problem `p` whose operands start at `a`,
+/// `b`, `c`.
+fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmParams, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
+    let cfg = v.launch_config(&p);
+    match v {
+        GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
+        GemmVariant::Mma(_) => unreachable!("tensor-core tiles launch through gemm::mma"),
+        GemmVariant::Naive => launch!(ctx, k::gemm::simt::sgemm_naive, cfg, p, a, b, c),
+        GemmVariant::Coalesced => launch!(ctx, k::gemm::simt::sgemm_coalesced, cfg, p, a, b, c),
+        GemmVariant::Shared => launch!(ctx, k::gemm::simt::sgemm_shared, cfg, p, a, b, c),
+        GemmVariant::Blocktile1d => launch!(ctx, k::gemm::simt::sgemm_blocktile_1d, cfg, p, a, b, c),
+        GemmVariant::Blocktile2d => match (ta, tb) {
+            (false, false) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d, cfg, p, a, b, c),
+            (true, false) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_ta, cfg, p, a, b, c),
+            (false, true) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_tb, cfg, p, a, b, c),
+            (true, true) => launch!(ctx, k::gemm::simt::sgemm_blocktile_2d_tatb, cfg, p, a, b, c),
+        },
+        GemmVariant::Vectorized => launch!(ctx, k::gemm::simt::sgemm_vectorized, cfg, p, a, b, c),
+        GemmVariant::Padded => launch!(ctx, k::gemm::simt::sgemm_padded, cfg, p, a, b, c),
+        GemmVariant::Swizzled => launch!(ctx, k::gemm::simt::sgemm_swizzled, cfg, p, a, b, c),
+        GemmVariant::DoubleBuffered => launch!(ctx, k::gemm::simt::sgemm_double_buffered, cfg, p, a, b, c),
+        GemmVariant::Warptile(w) => w.launch(ctx, cfg, p, a, b, c),
+        GemmVariant::Multistage(w) => w.launch(ctx, cfg, p, a, b, c),
+        #[cfg(ferrotile_experiments)]
+        GemmVariant::MultistageT(w) => w.launch(ctx, cfg, p, a, b, c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_tilings_valid() {
+        let all = GemmVariant::all();
+        let mut names: Vec<_> = all.iter().map(|v| v.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        for v in all {
+            if let Some(t) = v.tiling() {
+                assert!(t.validate(), "{v:?}");
+            }
+            if let GemmVariant::Multistage(c) = v {
+                assert!(c.config().validate(), "{v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn launch_bounds_match_the_launched_block_size() {
+        for b in k::gemm::simt::LAUNCH_BOUNDS {
+            let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
+            let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
+            let (threads, shared) = v.block_resources().expect("bounded kernels are float4 rungs");
+            assert_eq!(threads, b.max_threads, "{}", b.kernel);
+            // The bounds must leave room for the shared memory too (228 KiB
+            // per SM, 1 KiB of it reserved per block).
+            assert!((shared + 1024) * b.min_blocks_per_sm <= 228 * 1024, "{}", b.kernel);
+        }
+    }
+
+    /// Every element of `C` in exactly one chunk, every chunk's grid within
+    /// `max`, chunk origins aligned.
+    fn check_plan(p: &GemmParams, v: GemmVariant, max: [u32; 2]) -> Vec<GemmChunk> {
+        let chunks = plan_chunks(p, |q| v.launch_config(q), max);
+        let mut covered = 0u64;
+        for ch in &chunks {
+            let g = v.launch_config(&GemmParams { m: ch.m, n: ch.n, ..*p }).grid;
+            assert!(g[0] <= max[0] && g[1] <= max[1], "{v:?} {ch:?}: grid {g:?} over {max:?}");
+            assert!(ch.m0 % CHUNK_ALIGN as usize == 0 && ch.n0 % CHUNK_ALIGN as usize == 0, "{ch:?}");
+            assert!(ch.m0 + ch.m as usize <= p.m as usize && ch.n0 + ch.n as usize <= p.n as usize, "{ch:?}");
+            covered += ch.m as u64 * ch.n as u64;
+        }
+        // Disjoint and in bounds, so the areas add up only if they tile C.
+        for (i, x) in chunks.iter().enumerate() {
+            for y in &chunks[..i] {
+                let rows = x.m0 < y.m0 + y.m as usize && y.m0 < x.m0 + x.m as usize;
+                let cols = x.n0 < y.n0 + y.n as usize && y.n0 < x.n0 + x.n as usize;
+                assert!(!(rows && cols), "{x:?} overlaps {y:?}");
+            }
+        }
+        assert_eq!(covered, p.m as u64 * p.n as u64);
+        chunks
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn chunk_plans_tile_c_and_fit(m in 1u32..5000, n in 1u32..5000, gy in 1u32..60, gx in 1u32..60, vi in 0usize..8) {
+            let v = [
+                GemmVariant::Naive,
+                GemmVariant::Coalesced,
+                GemmVariant::Shared,
+                GemmVariant::Blocktile2d,
+                GemmVariant::Vectorized,
+                GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2),
+                GemmVariant::Warptile(WarpConfig::B64x64x16W32x32),
+                GemmVariant::Multistage(StageConfig::B256x128x8S3),
+            ][vi];
+            let p = GemmParams { m, n, k: 8, lda: 8, ldb: n, ldc: n, alpha: 1.0, beta: 0.0 };
+            // Limits small enough to force chunks, large enough for one
+            // 256 × 256 chunk (no block tile side is below 8).
+            let max = [gx.max(32), gy.max(32)];
+            check_plan(&p, v, max);
+        }
+    }
+
+    #[test]
+    fn chunking_only_when_the_grid_is_over_the_limit() {
+        let v = GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2);
+        let p = GemmParams { m: 4096, n: 4096, k: 8, lda: 8, ldb: 4096, ldc: 4096, alpha: 1.0, beta: 0.0 };
+        assert_eq!(check_plan(&p, v, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]).len(), 1);
+        // Millions of rows: 9 M / 128 = 70 313 block rows > 65 535.
+        let tall = GemmParams { m: 9_000_000, n: 4, k: 4, lda: 4, ldb: 4, ldc: 4, alpha: 1.0, beta: 0.0 };
+        assert_eq!(check_plan(&tall, v, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]).len(), 2);
+        // The naive rung puts n on grid y: it is n that gets split.
+        let wide = GemmParams { m: 4, n: 3_000_000, k: 4, lda: 4, ldb: 3_000_000, ldc: 3_000_000, alpha: 1.0, beta: 0.0 };
+        let chunks = check_plan(&wide, GemmVariant::Naive, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]);
+        assert!(chunks.len() > 1 && chunks.iter().all(|c| c.m == 4), "{chunks:?}");
+    }
+
+    #[test]
+    fn auto_picks_the_nearest_entry_and_falls_back_without_float4() {
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2));
+        assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
+        assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
+        let g = Gemm::new(64, 64, 64).lda(65);
+        assert_eq!(g.resolved_variant().unwrap(), GemmVariant::Blocktile2d);
+    }
+}

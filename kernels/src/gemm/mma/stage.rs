@@ -1,0 +1,101 @@
+//! Operand staging: a copy of a (batched) matrix into rows that start
+//! 16-byte aligned, for operands whose leading dimension or batch stride
+//! is not a multiple of 16 bytes (e.g. a packed bf16 `A` with odd `k`),
+//! which the engine's 16-byte `cp.async` copies cannot read; or a
+//! transposed copy, for a k-major tf32 `A` (`ldmatrix` cannot transpose
+//! 32-bit elements). One pass over the operand; the GEMM then runs on the
+//! copy at full speed.
+
+use crate::arch::{block_dim_x, global_x, grid_dim_x, Global};
+use crate::kernel;
+use crate::launch::LaunchConfig;
+use crate::numeric::{Bf16, F16};
+
+/// A batch of `rows × cols` matrices copied from leading dimension
+/// `ld_src` (batch stride `stride_src`) to `ld_dst` (`stride_dst`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageParams {
+    /// Rows of one matrix.
+    pub rows: u32,
+    /// Elements per row.
+    pub cols: u32,
+    /// Leading dimension of the source.
+    pub ld_src: u32,
+    /// Leading dimension of the copy.
+    pub ld_dst: u32,
+    /// Matrices.
+    pub batch: u32,
+    /// 1: the copy is transposed (element `(r, c)` lands at `(c, r)`, the
+    /// copy's rows are the source's columns); 0: a plain copy.
+    pub transpose: u32,
+    /// Elements from one source matrix to the next.
+    pub stride_src: u64,
+    /// Elements from one copied matrix to the next.
+    pub stride_dst: u64,
+}
+
+impl StageParams {
+    /// Elements copied.
+    pub const fn elements(&self) -> u64 {
+        self.batch as u64 * self.rows as u64 * self.cols as u64
+    }
+    /// `(source, destination)` offsets of element `i` (row-major over
+    /// batch, row, column).
+    #[inline(always)]
+    pub const fn offsets(&self, i: u64) -> (usize, usize) {
+        let per = self.rows as u64 * self.cols as u64;
+        let (b, rem) = (i / per, i % per);
+        let (r, c) = (rem / self.cols as u64, rem % self.cols as u64);
+        let (dr, dc) = if self.transpose != 0 { (c, r) } else { (r, c) };
+        (
+            (b * self.stride_src + r * self.ld_src as u64 + c) as usize,
+            (b * self.stride_dst + dr * self.ld_dst as u64 + dc) as usize,
+        )
+    }
+}
+
+/// Threads per block of the staging copy.
+pub const STAGE_THREADS: u32 = 256;
+
+/// A 1D grid-stride launch over every element (at most 2^20 blocks).
+pub const fn stage_config(p: &StageParams) -> LaunchConfig {
+    let blocks = p.elements().div_ceil(STAGE_THREADS as u64);
+    LaunchConfig::linear(if blocks > (1 << 20) { 1 << 20 } else { blocks as u32 }, STAGE_THREADS)
+}
+
+/// The copy, one element per thread per step.
+///
+/// # Safety
+/// The buffers hold every element `p` reaches.
+#[inline(always)]
+unsafe fn stage_body<T: Copy>(src: Global<T>, dst: Global<T>, p: StageParams) {
+    let step = grid_dim_x() as u64 * block_dim_x() as u64;
+    let mut i = global_x() as u64;
+    while i < p.elements() {
+        let (s, d) = p.offsets(i);
+        unsafe { dst.write(d, src.read(s)) };
+        i += step;
+    }
+}
+
+kernel! {
+    /// Staging copy of a bf16 operand ([`StageParams`]).
+    pub fn gemm_stage_bf16(src: Global<Bf16>, dst: Global<Bf16>, p: StageParams) {
+        stage_body(src, dst, p)
+    }
+}
+
+kernel! {
+    /// Staging copy of an f16 operand.
+    pub fn gemm_stage_f16(src: Global<F16>, dst: Global<F16>, p: StageParams) {
+        stage_body(src, dst, p)
+    }
+}
+
+kernel! {
+    /// Staging copy of an f32 (tf32) operand.
+    pub fn gemm_stage_f32(src: Global<f32>, dst: Global<f32>, p: StageParams) {
+        stage_body(src, dst, p)
+    }
+}
