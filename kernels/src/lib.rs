@@ -41,6 +41,7 @@ pub mod image;
 pub mod sgemm;
 pub mod transpose;
 pub mod vec_add;
+pub mod warp_probe;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

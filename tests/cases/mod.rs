@@ -6,6 +6,7 @@ mod foundation;
 mod transpose;
 mod image;
 mod sgemm;
+mod warp;
 
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
@@ -14,5 +15,6 @@ pub fn all() -> Vec<Case> {
     v.extend(transpose::cases());
     v.extend(image::cases());
     v.extend(sgemm::cases());
+    v.extend(warp::cases());
     v
 }
