@@ -94,3 +94,51 @@ pub fn cvt(ctx: &Context, x: &[f32]) -> Result<Vec<u32>> {
     launch!(ctx, k::warp_probe_cvt, k::cvt_probe_config(pairs), x, out, pairs)?;
     buf.download()
 }
+
+#[cfg(test)]
+mod tests {
+    /// The body of entry `name` in the embedded PTX.
+    fn entry(ptx: &str, name: &str) -> String {
+        let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name}"));
+        let len = ptx[start..].find("\n}\n").expect("entry without an end");
+        ptx[start..start + len].to_string()
+    }
+
+    /// Each probe reaches the GPU as the instructions it is named after.
+    #[test]
+    fn probe_entries_hold_their_instructions() {
+        let ptx = crate::backend::ptx_sm80().unwrap();
+        let want: [(&str, &[&str]); 4] = [
+            (
+                "warp_probe_ldmatrix",
+                &[
+                    "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                    "ldmatrix.sync.aligned.m8n8.x2.shared.b16",
+                    "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+                    "ldmatrix.sync.aligned.m8n8.x1.shared.b16",
+                    "ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16",
+                ],
+            ),
+            (
+                "warp_probe_mma",
+                &[
+                    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                ],
+            ),
+            ("warp_probe_shfl", &["shfl.sync.idx.b32", "shfl.sync.bfly.b32"]),
+            (
+                "warp_probe_cvt",
+                &["cvt.rn.bf16x2.f32", "cvt.rn.f16x2.f32", "cvt.rna.tf32.f32", "cvt.rn.bf16.f32", "cvt.rn.f16.f32", "cvt.f32.f16"],
+            ),
+        ];
+        for (name, instrs) in want {
+            let body = entry(&ptx, name);
+            for i in instrs {
+                assert!(body.contains(i), "{name} has no `{i}`");
+            }
+        }
+    }
+}
