@@ -42,6 +42,7 @@ pub mod gemm;
 pub mod transpose;
 pub mod variants;
 pub mod vec_add;
+pub mod warp_probe;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -10,12 +10,13 @@
 //! written from the PTX ISA for tf32, and the GPU probes of
 //! [`crate::warp_probe`] bit for bit.
 //!
-//! NaN: the roundings return the canonical NaN of their format
-//! ([`Bf16::NAN`], [`F16::NAN`], [`TF32_NAN`]) whatever the payload and
-//! sign of the NaN they were given, and [`F16::to_f32`] returns the
-//! canonical `f32` NaN ([`F32_NAN_BITS`]); [`Bf16::to_f32`] only moves
-//! bits, so it keeps a NaN's payload. PTX does not specify a NaN's bits;
-//! these are what CUDA's own host conversions return.
+//! NaN: the roundings to bf16 and f16 return the canonical NaN of their
+//! format ([`Bf16::NAN`], [`F16::NAN`]) whatever the payload and sign of
+//! the NaN they were given, and [`F16::to_f32`] returns the canonical
+//! `f32` NaN ([`F32_NAN_BITS`]), as CUDA's own host conversions do;
+//! [`Bf16::to_f32`] only moves bits, and [`tf32_rna`] only clears the low
+//! 13 bits (see there). PTX does not specify a NaN's bits: the GPU probes
+//! check these choices.
 
 /// A bfloat16 number: 1 sign bit, 8 exponent bits (the range of `f32`), 7
 /// mantissa bits. The upper half of an `f32`'s bits.
@@ -31,10 +32,6 @@ pub struct F16(pub u16);
 
 /// The canonical NaN of `f32` the conversions to `f32` return.
 pub const F32_NAN_BITS: u32 = 0x7FFF_FFFF;
-
-/// The NaN [`tf32_rna`] returns (the canonical `f32` NaN: tf32 lives in a
-/// 32-bit register, and `mma` reads only its upper 19 bits, still a NaN).
-pub const TF32_NAN: u32 = F32_NAN_BITS;
 
 const fn f32_is_nan(b: u32) -> bool {
     (b & 0x7FFF_FFFF) > 0x7F80_0000
@@ -147,19 +144,21 @@ impl F16 {
 
 /// `x` rounded to tf32 (10 mantissa bits), to nearest with ties away from
 /// zero (`cvt.rna.tf32.f32`), as the bits of an `f32` whose low 13 bits
-/// are zero: subnormals are kept, values that round past the largest
-/// finite tf32 become ±∞, ±∞ stays, a NaN becomes [`TF32_NAN`].
+/// are zero: subnormals are kept, finite values that round past the
+/// largest finite tf32 become ±∞.
+///
+/// ±∞ and NaN only lose their low 13 bits: a NaN keeps its sign and the
+/// upper 10 bits of its payload, so one whose payload lies only in the low
+/// 13 bits becomes ±∞. PTX leaves this open; it is what `ptxas` makes of
+/// the instruction on sm_80 and sm_90 (add `0x1000` unless `|x|` is ∞ or
+/// NaN, then clear the low 13 bits).
 pub const fn tf32_rna(x: f32) -> u32 {
     let b = x.to_bits();
-    if f32_is_nan(b) {
-        return TF32_NAN;
-    }
-    if (b & 0x7FFF_FFFF) == 0x7F80_0000 {
-        return b;
-    }
+    let finite = (b & 0x7F80_0000) != 0x7F80_0000;
     // Half an ulp added to the magnitude, then truncated: a tie goes away
     // from zero, a carry moves into the exponent.
-    (b + 0x1000) & 0xFFFF_E000
+    let r = if finite { b + 0x1000 } else { b };
+    r & 0xFFFF_E000
 }
 
 /// The value an `mma` with `.tf32` operands reads from a 32-bit register:

@@ -8,6 +8,7 @@ mod transpose;
 mod image;
 mod mma;
 mod sgemm;
+mod warp;
 
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
@@ -17,6 +18,7 @@ pub fn all() -> Vec<Case> {
     v.extend(transpose::cases());
     v.extend(image::cases());
     v.extend(sgemm::cases());
+    v.extend(warp::cases());
     v.extend(mma::cases());
     v
 }

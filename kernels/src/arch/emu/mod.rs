@@ -6,7 +6,7 @@
 //!   thread waits at the barrier a new barrier interval begins. A thread that
 //!   returns while others wait at a barrier is reported (divergent barrier).
 //! * Warp collectives (`shfl.sync`, `ldmatrix`, `mma.sync`) are a
-//!   rendezvous ([`warp`]): each lane deposits its operands and yields;
+//!   rendezvous (`warp.rs`): each lane deposits its operands and yields;
 //!   once every lane of the warp that has not exited waits at one, the
 //!   scheduler checks they wait at the same instruction (and, for the
 //!   `.aligned` ones, that all 32 lanes of a full warp are there), computes
@@ -32,3 +32,5 @@ pub use sched::{launch, Dim3, EmuError, LaunchSpec};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod warp_tests;
