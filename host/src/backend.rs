@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 /// every binary embeds it): the `sm_80` baseline (runs on Ampere and
 /// later, Hopper included) and, with the `experiments` feature, the
 /// experiment kernels.
-const PTX_MODULES: &[(&str, &[u8])] = &[
+pub(crate) const PTX_MODULES: &[(&str, &[u8])] = &[
     ("sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate"))),
     #[cfg(ferrotile_experiments)]
     ("experiments/sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/experiments-sm_80.ptx.deflate"))),

@@ -6,7 +6,7 @@
 
 use ferrotile_kernels::arch::Global;
 use ferrotile_kernels::image::{ImageParams, SlideParams, VolumeParams};
-use ferrotile_kernels::gemm::mma::{MmaParams, StageParams};
+use ferrotile_kernels::gemm::mma::{BiasActParams, MmaParams, StageParams};
 use ferrotile_kernels::gemm::GemmParams;
 
 use crate::backend::{Buffer, Element};
@@ -120,7 +120,7 @@ macro_rules! by_value {
     )*};
 }
 param_ptr!(u64);
-by_value!(u32, i32, f32, GemmParams, MmaParams, StageParams, ImageParams, SlideParams, VolumeParams);
+by_value!(u32, i32, f32, GemmParams, MmaParams, StageParams, BiasActParams, ImageParams, SlideParams, VolumeParams);
 
 /// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
 /// validate first), launches on the context's backend.

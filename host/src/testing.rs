@@ -30,6 +30,11 @@ impl Rng {
         }
     }
 
+    /// 64 uniform bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.random()
+    }
+
     /// A uniform byte.
     pub fn u8(&mut self) -> u8 {
         self.0.random()

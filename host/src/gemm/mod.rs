@@ -630,6 +630,41 @@ impl Engine {
     }
 }
 
+/// `x = act(x + bias[col])` over the `rows × cols` matrix in `x` (leading
+/// dimension `ld`) as a separate pass: the epilogue of a GEMM computed
+/// without one (the tensor-core kernels fuse it: [`Gemm::run_with_bias`]).
+///
+/// Errors: a dimension zero or too big, `ld` below `cols`, `x` or `bias`
+/// too short, a buffer of another context.
+pub fn bias_activation<T: GemmElement>(
+    ctx: &Context,
+    x: &mut Buffer<T>,
+    bias: &Buffer<f32>,
+    act: Activation,
+    (rows, cols, ld): (usize, usize, usize),
+) -> Result<()> {
+    use k::gemm::mma::{bias_act_config, BiasActParams};
+    let p = BiasActParams { rows: check::dim("rows", rows)?, cols: check::dim("cols", cols)?, ld: check::dim("ld", ld)?, activation: act.code() };
+    if ld < cols {
+        return Err(Error::BadArgument { arg: "ld", detail: format!("{ld} is less than the row length {cols}") });
+    }
+    check::len_at_least("x", x, check::product("rows * ld", &[rows - 1, ld])? + cols)?;
+    check::len_at_least("bias", bias, cols)?;
+    check::backend(ctx, &[("x", x.is_on(ctx)), ("bias", bias.is_on(ctx))])?;
+    let cfg = bias_act_config(&p);
+    let any: &mut dyn Any = x;
+    if let Some(x) = any.downcast_mut::<Buffer<f32>>() {
+        return launch!(ctx, ferrotile_kernels::gemm::mma::gemm_bias_act_f32, cfg, x, bias, p);
+    }
+    if let Some(x) = any.downcast_mut::<Buffer<half::bf16>>() {
+        return launch!(ctx, ferrotile_kernels::gemm::mma::gemm_bias_act_bf16, cfg, x, bias, p);
+    }
+    match any.downcast_mut::<Buffer<half::f16>>() {
+        Some(x) => launch!(ctx, ferrotile_kernels::gemm::mma::gemm_bias_act_f16, cfg, x, bias, p),
+        None => unreachable!("GemmElement is f32, bf16 or f16"),
+    }
+}
+
 /// `b` as an f32 buffer (the f32 ladder's dispatch; `T` is f32 there).
 fn as_f32<'a, T: Element>(b: &'a Buffer<T>, arg: &'static str) -> Result<&'a Buffer<f32>> {
     (b as &dyn Any).downcast_ref::<Buffer<f32>>().ok_or_else(|| Error::BadArgument { arg, detail: "not an f32 buffer".into() })

@@ -223,6 +223,7 @@ fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmPa
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gemm::Gemm;
 
     #[test]
     fn names_are_unique_and_tilings_valid() {

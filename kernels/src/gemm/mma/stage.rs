@@ -99,3 +99,63 @@ kernel! {
         stage_body(src, dst, p)
     }
 }
+
+/// A bias and activation pass over a matrix (`rows × cols`, leading
+/// dimension `ld`): `x = act(x + bias[col])`. What an epilogue that is not
+/// fused costs: the benchmark's cuBLAS-then-pass baseline, and a public
+/// helper for GEMMs that ran elsewhere.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BiasActParams {
+    /// Rows.
+    pub rows: u32,
+    /// Columns (elements of `bias`).
+    pub cols: u32,
+    /// Leading dimension.
+    pub ld: u32,
+    /// The activation ([`super::ACT_NONE`], …).
+    pub activation: u32,
+}
+
+/// One thread per element, 256 × 1 blocks covering the columns, rows
+/// folded into z beyond the grid's y limit.
+pub const fn bias_act_config(p: &BiasActParams) -> LaunchConfig {
+    LaunchConfig::cover_2d(p.cols, p.rows, [256, 1]).fold_rows()
+}
+
+/// The pass.
+///
+/// # Safety
+/// `x` holds the matrix, `bias` its `cols` elements.
+#[inline(always)]
+unsafe fn bias_act_body<T: super::Value>(x: Global<T>, bias: Global<f32>, p: BiasActParams) {
+    let (c, r) = (global_x(), crate::arch::global_row());
+    if c < p.cols && r < p.rows {
+        let o = r as usize * p.ld as usize + c as usize;
+        unsafe {
+            let v = x.read(o).to_f32() + bias.read(c as usize);
+            x.write(o, T::one(super::activate(p.activation, v)));
+        }
+    }
+}
+
+kernel! {
+    /// Bias and activation over an f32 matrix ([`BiasActParams`]).
+    pub fn gemm_bias_act_f32(x: Global<f32>, bias: Global<f32>, p: BiasActParams) {
+        bias_act_body(x, bias, p)
+    }
+}
+
+kernel! {
+    /// Bias and activation over a bf16 matrix.
+    pub fn gemm_bias_act_bf16(x: Global<Bf16>, bias: Global<f32>, p: BiasActParams) {
+        bias_act_body(x, bias, p)
+    }
+}
+
+kernel! {
+    /// Bias and activation over an f16 matrix.
+    pub fn gemm_bias_act_f16(x: Global<F16>, bias: Global<f32>, p: BiasActParams) {
+        bias_act_body(x, bias, p)
+    }
+}

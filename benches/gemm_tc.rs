@@ -1,0 +1,300 @@
+//! The tensor-core GEMM table: ferrotile's `mma.sync` kernels against
+//! cuBLAS (`cublasGemmEx` / `cublasGemmStridedBatchedEx`, same types,
+//! same compute type) measured in the same run.
+//!
+//! `cargo bench --bench gemm_tc` (CUDA). Every configuration runs once and
+//! is checked against an f64 reference on sampled rows (FAIL if the
+//! relative norm error is over the type's tolerance), then is timed with
+//! CUDA events (median, ~0.3 s per configuration). Rows:
+//!
+//! * square and LLM-like shapes for bf16 → bf16, bf16 → f32, f16 → f16 and
+//!   tf32, every tile and Auto, and cuBLAS;
+//! * the same shape class off the aligned path (every dimension odd and
+//!   prime) against our own nearest aligned shape;
+//! * strided-batched (attention-like) shapes;
+//! * the fused bias + GELU epilogue against the plain kernel and against
+//!   cuBLAS followed by a separate bias + GELU pass.
+//!
+//! Lines starting with `JSON ` are the same results, one object each.
+//! Environment: `FERROTILE_BENCH_QUICK=1` (4096³ bf16 only),
+//! `FERROTILE_BENCH_ONLY=word,…` (rows whose label contains a word).
+
+use std::time::Duration;
+
+use ferrotile::cublas::Cublas;
+use ferrotile::gemm::{bias_activation, Activation, Gemm, GemmElement, GemmVariant, MmaTile};
+use ferrotile::kernels::numeric::tf32_rna;
+use ferrotile::testing::Rng;
+use ferrotile::{Buffer, Context, Result};
+use half::{bf16, f16};
+
+const TARGET: Duration = Duration::from_millis(300);
+/// Rows of C checked against the f64 reference.
+const SAMPLE_ROWS: usize = 8;
+
+trait Ty: GemmElement {
+    fn from_f32(x: f32) -> Self;
+    fn to_f64(self) -> f64;
+    fn tol() -> f64;
+}
+impl Ty for f32 {
+    fn from_f32(x: f32) -> f32 {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn tol() -> f64 {
+        1e-4
+    }
+}
+impl Ty for bf16 {
+    fn from_f32(x: f32) -> bf16 {
+        bf16::from_f32(x)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+    fn tol() -> f64 {
+        5e-3
+    }
+}
+impl Ty for f16 {
+    fn from_f32(x: f32) -> f16 {
+        f16::from_f32(x)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    fn tol() -> f64 {
+        1e-3
+    }
+}
+
+fn main() {
+    let ctx = match Context::cuda(0) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("gemm_tc bench: no CUDA device ({e}); nothing to measure.");
+            return;
+        }
+    };
+    if let Err(e) = run(&ctx) {
+        println!("gemm_tc bench: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn selected(label: &str) -> bool {
+    match std::env::var("FERROTILE_BENCH_ONLY") {
+        Ok(words) => words.split(',').any(|w| !w.trim().is_empty() && label.contains(w.trim())),
+        Err(_) => true,
+    }
+}
+
+/// Median time of `f`, repetitions adapted to about [`TARGET`].
+fn time(ctx: &Context, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
+    let one = ctx.time(1, 1, &mut f)?;
+    let iters = ((TARGET.as_secs_f64() / one.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
+    ctx.time(2, iters, f)
+}
+
+/// The operands of one problem on the device, and the host copies the
+/// reference needs.
+struct Operands<I: Ty, O: Ty> {
+    a: Vec<I>,
+    b: Vec<I>,
+    da: Buffer<I>,
+    db: Buffer<I>,
+    dc: Buffer<O>,
+    bias: Buffer<f32>,
+    bias_host: Vec<f32>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn operands<I: Ty, O: Ty>(ctx: &Context, g: &Gemm, n: usize, seed: u64) -> Result<Operands<I, O>> {
+    let [la, lb, lc] = g.required_lens()?;
+    let mut r = Rng::new(seed);
+    let a: Vec<I> = r.f32s(la).into_iter().map(I::from_f32).collect();
+    let b: Vec<I> = r.f32s(lb).into_iter().map(I::from_f32).collect();
+    let bias_host = r.f32s(n);
+    Ok(Operands {
+        da: ctx.upload(&a)?,
+        db: ctx.upload(&b)?,
+        dc: ctx.alloc::<O>(lc)?,
+        bias: ctx.upload(&bias_host)?,
+        a,
+        b,
+        bias_host,
+    })
+}
+
+/// The relative norm error of sampled rows of `c` (matrix 0 of the batch,
+/// packed, row-major operands) against the f64 reference.
+fn sampled_error<I: Ty, O: Ty>(o: &Operands<I, O>, (m, n, k): (usize, usize, usize), tb: bool, tf32: bool, act: Option<Activation>) -> Result<f64> {
+    let c = o.dc.download()?;
+    let val = |x: I| if tf32 { f32::from_bits(tf32_rna(x.to_f64() as f32)) as f64 } else { x.to_f64() };
+    let (mut num, mut den) = (0f64, 0f64);
+    for s in 0..SAMPLE_ROWS {
+        let i = s * (m - 1) / (SAMPLE_ROWS - 1).max(1);
+        for j in 0..n {
+            let mut acc = 0f64;
+            for p in 0..k {
+                acc += val(o.a[i * k + p]) * val(if tb { o.b[j * k + p] } else { o.b[p * n + j] });
+            }
+            let want = match act {
+                Some(a) => a.apply_f64(acc + o.bias_host[j] as f64),
+                None => acc,
+            };
+            num += (c[i * n + j].to_f64() - want).powi(2);
+            den += want * want;
+        }
+    }
+    Ok((num / den.max(1e-300)).sqrt())
+}
+
+/// One printed and JSON row.
+#[allow(clippy::too_many_arguments)]
+fn row(dtype: &str, shape: &str, kernel: &str, t: Duration, flops: f64, ceiling: Option<Duration>, err: Option<f64>, tol: f64) {
+    let tflops = flops / t.as_secs_f64() / 1e12;
+    let ratio = ceiling.map(|c| 100.0 * c.as_secs_f64() / t.as_secs_f64());
+    let check = match err {
+        Some(e) if e <= tol => format!("{e:.1e}"),
+        Some(e) => format!("FAIL {e:.1e}"),
+        None => "-".into(),
+    };
+    println!(
+        "| {dtype} | {shape} | {kernel} | {:.3} | {tflops:.1} | {} | {check} |",
+        t.as_secs_f64() * 1e3,
+        ratio.map_or("-".into(), |r| format!("{r:.1}"))
+    );
+    println!(
+        "JSON {{\"bench\":\"gemm_tc\",\"dtype\":\"{dtype}\",\"shape\":\"{shape}\",\"kernel\":\"{kernel}\",\"ms\":{:.5},\"tflops\":{tflops:.2},\"pct_of_ceiling\":{},\"rel_err\":{}}}",
+        t.as_secs_f64() * 1e3,
+        ratio.map_or("null".into(), |r| format!("{r:.2}")),
+        err.map_or("null".into(), |e| format!("{e:.3e}"))
+    );
+}
+
+/// Times cuBLAS, then Auto and every tile, at one shape; returns our best time.
+fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, n, k): (usize, usize, usize), batch: usize, tb: bool, tf32: bool) -> Result<Option<Duration>> {
+    let shape = if batch > 1 { format!("{batch}×{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }) } else { format!("{m}×{n}×{k}") };
+    if !selected(&format!("{dtype} {shape}")) {
+        return Ok(None);
+    }
+    let g = Gemm::new(m, n, k).batch(batch).transpose_b(tb).tf32(tf32);
+    let mut o = operands::<I, O>(ctx, &g, n, (m * 31 + n * 7 + k) as u64)?;
+    let flops = 2.0 * (m * n * k * batch) as f64;
+    let ceiling = match blas {
+        Some(h) => {
+            h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), tb, tf32, None)?;
+            let t = time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?;
+            row(dtype, &shape, "cuBLAS", t, flops, Some(t), Some(e), O::tol().max(I::tol()));
+            Some(t)
+        }
+        None => None,
+    };
+    let mut best: Option<Duration> = None;
+    let mut variants = vec![("auto".to_string(), GemmVariant::Auto)];
+    variants.extend(MmaTile::ALL.iter().map(|t| (t.name().to_string(), GemmVariant::Mma(*t))));
+    for (name, v) in variants {
+        let gv = g.variant(v);
+        if gv.resolved_variant_for::<I, O>().is_err() {
+            continue;
+        }
+        let label = if name == "auto" { format!("auto ({})", gv.resolved_variant_for::<I, O>()?.name()) } else { name };
+        gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
+        let e = sampled_error(&o, (m, n, k), tb, tf32, None)?;
+        let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+        best = Some(best.map_or(t, |b: Duration| b.min(t)));
+        row(dtype, &shape, &label, t, flops, ceiling, Some(e), O::tol().max(I::tol()));
+    }
+    Ok(best)
+}
+
+/// The fused bias + GELU epilogue: plain kernel, fused kernel, cuBLAS then
+/// a separate pass.
+fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, n, k): (usize, usize, usize)) -> Result<()> {
+    let shape = format!("{m}×{n}×{k}");
+    if !selected(&format!("{dtype} {shape} epilogue")) {
+        return Ok(());
+    }
+    let g = Gemm::new(m, n, k);
+    let mut o = operands::<I, O>(ctx, &g, n, 7)?;
+    let flops = 2.0 * (m * n * k) as f64;
+    let plain = time(ctx, || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
+    row(dtype, &shape, "plain (no epilogue)", plain, flops, None, None, 0.0);
+    let fused = g.activation(Activation::GeluTanh);
+    fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+    let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
+    let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
+    row(dtype, &shape, "fused bias + GELU", t, flops, Some(plain), Some(e), O::tol().max(I::tol()));
+    if let Some(h) = blas {
+        let t2 = time(ctx, || {
+            h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc)?;
+            bias_activation(ctx, &mut o.dc, &o.bias, Activation::GeluTanh, (m, n, n))
+        })?;
+        let e2 = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
+        row(dtype, &shape, "cuBLAS + separate bias/GELU pass", t2, flops, Some(t), Some(e2), O::tol().max(I::tol()));
+    }
+    Ok(())
+}
+
+fn run(ctx: &Context) -> Result<()> {
+    if let Some(d) = ctx.device_info() {
+        println!("# Tensor-core GEMM — {} (sm_{}{}, {} SMs)", d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count);
+    }
+    let blas = match Cublas::new(ctx) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            println!("note: no cuBLAS ceiling ({e})");
+            None
+        }
+    };
+    let blas = blas.as_ref();
+    println!("(% column: of cuBLAS at the same shape and types; for the odd shapes, of our own best at the aligned shape; for the fused epilogue, of the plain kernel)");
+    println!("| types | shape | kernel | ms | TFLOP/s | % | rel. err |");
+    println!("| --- | --- | --- | ---: | ---: | ---: | --- |");
+    let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
+    let squares: &[(usize, usize, usize)] = if quick { &[(4096, 4096, 4096)] } else { &[(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)] };
+    for &s in squares {
+        compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, 1, false, false)?;
+    }
+    if quick {
+        return Ok(());
+    }
+    for &s in squares {
+        compare::<bf16, f32>(ctx, blas, "bf16→f32", s, 1, false, false)?;
+        compare::<f16, f16>(ctx, blas, "f16→f16", s, 1, false, false)?;
+        compare::<f32, f32>(ctx, blas, "tf32", s, 1, false, true)?;
+    }
+    // LLM-like shapes.
+    for s in [(8192, 8192, 1024), (4096, 14336, 4096), (1024, 1024, 1024)] {
+        compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, 1, false, false)?;
+    }
+    // Off the aligned path: every dimension odd and prime, against our own
+    // best at the aligned shape next to it.
+    for (odd, aligned) in [((4093, 4099, 4091), (4096, 4096, 4096)), ((1021, 1019, 1031), (1024, 1024, 1024))] {
+        let base = compare::<bf16, bf16>(ctx, None, "bf16→bf16", aligned, 1, false, false)?;
+        let g = Gemm::new(odd.0, odd.1, odd.2);
+        if let Some(base) = base.filter(|_| selected(&format!("bf16→bf16 {}×{}×{}", odd.0, odd.1, odd.2))) {
+            let mut o = operands::<bf16, bf16>(ctx, &g, odd.1, 3)?;
+            g.run(ctx, &o.da, &o.db, &mut o.dc)?;
+            let e = sampled_error(&o, odd, false, false, None)?;
+            let t = time(ctx, || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
+            // Scale the aligned time to the odd shape's flops.
+            let scale = (odd.0 * odd.1 * odd.2) as f64 / (aligned.0 * aligned.1 * aligned.2) as f64;
+            let ceiling = Duration::from_secs_f64(base.as_secs_f64() * scale);
+            row("bf16→bf16", &format!("{}×{}×{}", odd.0, odd.1, odd.2), "auto (vs aligned)", t, 2.0 * (odd.0 * odd.1 * odd.2) as f64, Some(ceiling), Some(e), bf16::tol());
+        }
+    }
+    // Strided-batched, attention-like.
+    for (batch, s, tb) in [(64, (1024, 1024, 64), true), (512, (128, 128, 128), false), (64, (512, 512, 512), false), (256, (256, 1024, 64), true)] {
+        compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, batch, tb, false)?;
+    }
+    // The fused epilogue.
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4096, 4096, 4096))?;
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 1024))?;
+    Ok(())
+}
