@@ -114,6 +114,13 @@ fn kind_name(kind: usize) -> &'static str {
     }
 }
 
+/// The orientation of the kernel that runs operands stored `(ta, tb)`:
+/// the same for 16-bit inputs; for tf32 always `A` m-major, `B` n-major
+/// (the host stages the others transposed).
+pub(super) fn kernel_orientation(input: usize, (ta, tb): (bool, bool)) -> (bool, bool) {
+    if input == F32 { (false, true) } else { (ta, tb) }
+}
+
 /// The host type of a kernels-crate element kind.
 trait HostElem {
     type T: GemmElement;
@@ -215,21 +222,17 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     bias: Option<&Buffer<f32>>,
     c: &mut Buffer<O>,
 ) -> Result<()> {
-    // tf32 kernels read `A` row-major only: a transposed one is staged
-    // row-major first (see `stage`).
-    let transpose_a = ta && I::KIND == F32;
-    let ta = ta && !transpose_a;
-    let kernel = kernel_for(tile, I::KIND, O::KIND, (ta, tb))?;
+    let kernel = kernel_for(tile, I::KIND, O::KIND, kernel_orientation(I::KIND, (ta, tb)))?;
     let g = p.g;
     let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
-    let sa = if transpose_a {
-        Stored { rows: kk, cols: m, ld: g.lda as usize, stride: p.strides[0] }
-    } else {
-        Stored { rows: if ta { kk } else { m }, cols: if ta { m } else { kk }, ld: g.lda as usize, stride: p.strides[0] }
-    };
+    let sa = Stored { rows: if ta { kk } else { m }, cols: if ta { m } else { kk }, ld: g.lda as usize, stride: p.strides[0] };
     let sb = Stored { rows: if tb { n } else { kk }, cols: if tb { kk } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
-    let staged_a = stage(ctx, a, sa, p.batch, transpose_a)?;
-    let staged_b = stage(ctx, b, sb, p.batch, false)?;
+    // tf32 kernels read `A` m-major and `B` n-major (`ldmatrix` cannot
+    // transpose 32-bit elements): the other orientation is staged
+    // transposed.
+    let tf32 = I::KIND == F32;
+    let staged_a = stage(ctx, a, sa, p.batch, tf32 && ta)?;
+    let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     let params = MmaParams {
@@ -310,8 +313,7 @@ mod tests {
         // Every type pair and orientation has the 128 × 128 tile.
         for (i, o) in [(BF16, F32), (BF16, BF16), (F16_KIND, F32), (F16_KIND, F16_KIND), (F32, F32)] {
             for t in [(false, false), (true, false), (false, true), (true, true)] {
-                // tf32 reads A row-major only (a transposed one is staged).
-                let t = if i == F32 { (false, t.1) } else { t };
+                let t = kernel_orientation(i, t);
                 assert!(kernel_for(MmaTile::B128x128, i, o, t).is_ok(), "{i} {o} {t:?}");
             }
         }

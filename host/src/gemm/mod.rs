@@ -546,7 +546,7 @@ impl Gemm {
         let (ta, tb) = self.transposes();
         if tensor {
             let tile = match self.variant {
-                GemmVariant::Auto => MmaTile::auto(p, I::KIND, (ta && I::KIND != F32, tb)),
+                GemmVariant::Auto => MmaTile::auto(p, I::KIND, mma::kernel_orientation(I::KIND, (ta, tb))),
                 GemmVariant::Mma(t) => t,
                 v => {
                     return Err(Error::BadArgument {
@@ -555,9 +555,7 @@ impl Gemm {
                     });
                 }
             };
-            // A transposed tf32 `A` is staged row-major (see `mma::run`).
-            let ta = ta && I::KIND != F32;
-            mma::kernel_for(tile, I::KIND, O::KIND, (ta, tb)).map(|_| Engine::Mma(tile))
+            mma::kernel_for(tile, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb))).map(|_| Engine::Mma(tile))
         } else {
             let v = match self.variant {
                 GemmVariant::Auto if ta || tb => GemmVariant::Blocktile2d,

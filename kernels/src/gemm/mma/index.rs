@@ -90,6 +90,40 @@ impl SmemTile {
         CHUNK / self.es
     }
 
+    /// `offset(r + dr, c + dc)` as `(offset(r, c) ^ xor) + add`, for the
+    /// `(r, c)` an `ldmatrix` row of a lane starts at: `dr` a multiple of
+    /// the rows of one 1024-byte swizzle block, `dc` a multiple of 16 bytes
+    /// that keeps `c` in its panel and whose chunk bits are not set in
+    /// `c`'s (the tests check every kernel's lanes). The kernels compute a
+    /// lane's offset once and reach every fragment of the warp tile with
+    /// one XOR (shared by a `k` step) and a constant added in the load's
+    /// address.
+    pub const fn delta(&self, dr: usize, dc: usize) -> (usize, usize) {
+        let pc = self.panel_cols();
+        ((dc / pc) * self.rows * self.panel_bytes() + dr * self.panel_bytes(), (dc % pc) * self.es)
+    }
+
+    /// Rows between a thread's consecutive copy chunks (`threads` threads
+    /// numbering chunks row by row): a whole number of rows, so every
+    /// chunk of a thread is in the same column.
+    pub const fn pass_rows(&self, threads: usize) -> usize {
+        threads / self.chunks_per_row()
+    }
+
+    /// Bytes between a thread's consecutive copy chunks in shared memory:
+    /// [`SmemTile::pass_rows`] panel rows, a multiple of 1024 bytes (the
+    /// tile's [`SmemTile::copy_plan_ok`]), so each chunk's swizzled offset is
+    /// the first's plus a constant.
+    pub const fn pass_bytes(&self, threads: usize) -> usize {
+        self.pass_rows(threads) * self.panel_bytes()
+    }
+
+    /// Whether `threads` threads copy the tile with a constant stride
+    /// between each thread's chunks (see [`SmemTile::pass_bytes`]).
+    pub const fn copy_plan_ok(&self, threads: usize) -> bool {
+        threads % self.chunks_per_row() == 0 && self.pass_bytes(threads) % 1024 == 0 && self.chunks() % threads == 0
+    }
+
     /// `(row, col)` of the first element of chunk `q`: chunks are numbered
     /// row by row, so consecutive threads copy consecutive 16-byte pieces
     /// of one global row (coalesced) and a warp's stores fill whole

@@ -45,7 +45,7 @@ use crate::arch::{
     thread_idx_x, Global, Shared,
 };
 use crate::launch::LaunchConfig;
-use crate::layout::fragment::{mma_m16n8_c, mma_m16n8k8_tf32_b};
+use crate::layout::fragment::mma_m16n8_c;
 use crate::numeric::{unpack_bf16x2, unpack_f16x2, Bf16, F16};
 use crate::variant_family;
 
@@ -254,7 +254,7 @@ impl MmaTiling {
             _ => false,
         };
         kinds
-            && !(self.input == F32 && self.ta)
+            && !(self.input == F32 && (self.ta || !self.tb))
             && self.bm % self.wm == 0
             && self.bn % self.wn == 0
             && self.wm % 16 == 0
@@ -266,15 +266,15 @@ impl MmaTiling {
             && t <= 1024
             && self.a_tile().is_valid()
             && self.b_tile().is_valid()
-            && self.a_tile().chunks() % t == 0
-            && self.b_tile().chunks() % t == 0
+            && self.a_tile().copy_plan_ok(t)
+            && self.b_tile().copy_plan_ok(t)
             && self.shared_bytes() <= 227 * 1024
     }
 }
 
 /// One operand as the stage loader sees it: the stored matrix
-/// (`rows × cols`, leading dimension `ld`, starting at element `base`),
-/// the block's tile origin in it, and the shared tile.
+/// (`rows × cols`, leading dimension `ld`, starting at element `base`) and
+/// the shared tile.
 #[derive(Clone, Copy)]
 struct Operand {
     base: usize,
@@ -285,11 +285,11 @@ struct Operand {
 }
 
 /// Copies the stored block `(r0.., c0..)` of `op` into the shared tile at
-/// `dst` (`threads` threads, thread `t`): 16-byte `cp.async` for chunks
-/// inside the matrix, zeros for chunks past it, element copies for a
-/// chunk cut by its last column.
+/// `dst` (`threads` threads, thread `t`), at the edges of the matrix:
+/// 16-byte `cp.async` for chunks inside it, zeros for chunks past it,
+/// element copies for a chunk cut by its last column.
 #[inline(always)]
-unsafe fn load_tile<I: Value>(src: Global<I>, op: Operand, (r0, c0): (usize, usize), dst: Shared<I>, t: usize, threads: usize) {
+unsafe fn load_tile_edge<I: Value>(src: Global<I>, op: Operand, (r0, c0): (usize, usize), dst: Shared<I>, t: usize, threads: usize) {
     let tile = op.tile;
     let ce = tile.chunk_elems();
     for pass in 0..copy_passes(tile.chunks(), threads) {
@@ -306,6 +306,49 @@ unsafe fn load_tile<I: Value>(src: Global<I>, op: Operand, (r0, c0): (usize, usi
                     dst.store(at + e, v);
                 }
             }
+        }
+    }
+}
+
+/// A thread's copies of one operand's tiles inside the matrix, computed
+/// once: its first chunk's global element (at `k` tile 0) and shared
+/// element, the steps to its next chunks (a constant in shared memory: see
+/// [`SmemTile::pass_bytes`]), and the global step of one `k` tile.
+#[derive(Clone, Copy)]
+struct CopyPlan {
+    src0: usize,
+    src_pass: usize,
+    src_k: usize,
+    dst0: usize,
+    dst_pass: usize,
+    passes: usize,
+}
+
+impl CopyPlan {
+    /// The plan of thread `t` for `op`, whose tile at `k` tile 0 starts at
+    /// `(r0, c0)` of the stored matrix and moves by `src_k` elements per
+    /// `k` tile.
+    #[inline(always)]
+    fn new<I: Value>(op: Operand, (r0, c0): (usize, usize), src_k: usize, t: usize, threads: usize) -> CopyPlan {
+        let tile = op.tile;
+        let (r, c) = tile.chunk(t);
+        CopyPlan {
+            src0: op.base + (r0 + r) * op.ld + c0 + c,
+            src_pass: tile.pass_rows(threads) * op.ld,
+            src_k,
+            dst0: tile.offset(r, c) / I::BYTES,
+            dst_pass: tile.pass_bytes(threads) / I::BYTES,
+            passes: copy_passes(tile.chunks(), threads),
+        }
+    }
+
+    /// `k` tile `kt` into the stage at `dst`: one unpredicated 16-byte
+    /// `cp.async` per chunk (the tile lies inside the matrix).
+    #[inline(always)]
+    unsafe fn copy<I: Value>(&self, src: Global<I>, kt: usize, dst: Shared<I>) {
+        let from = self.src0 + kt * self.src_k;
+        for pass in 0..self.passes {
+            unsafe { cp_async_16(dst, self.dst0 + pass * self.dst_pass, src, from + pass * self.src_pass) };
         }
     }
 }
@@ -378,35 +421,44 @@ pub unsafe fn body<
 
     // The stored operands: A is m × k (or k × m), B is k × n (or n × k).
     let (at, bt) = (cfg.a_tile(), cfg.b_tile());
+    let (lda, ldb) = (p.g.lda as usize, p.g.ldb as usize);
     let base_a = batch * p.stride_a as usize;
     let base_b = batch * p.stride_b as usize;
-    let op_a = if TA {
-        Operand { base: base_a, ld: p.g.lda as usize, rows: k, cols: m, tile: at }
-    } else {
-        Operand { base: base_a, ld: p.g.lda as usize, rows: m, cols: k, tile: at }
-    };
-    let op_b = if TB {
-        Operand { base: base_b, ld: p.g.ldb as usize, rows: n, cols: k, tile: bt }
-    } else {
-        Operand { base: base_b, ld: p.g.ldb as usize, rows: k, cols: n, tile: bt }
-    };
-    // Tile origins in the stored matrices for k tile `kt`.
+    let op_a = if TA { Operand { base: base_a, ld: lda, rows: k, cols: m, tile: at } } else { Operand { base: base_a, ld: lda, rows: m, cols: k, tile: at } };
+    let op_b = if TB { Operand { base: base_b, ld: ldb, rows: n, cols: k, tile: bt } } else { Operand { base: base_b, ld: ldb, rows: k, cols: n, tile: bt } };
+    // Tile origins in the stored matrices for k tile `kt`, and the global
+    // step of one k tile.
     let a_origin = |kt: usize| if TA { (kt * BK, m0) } else { (m0, kt * BK) };
     let b_origin = |kt: usize| if TB { (n0, kt * BK) } else { (kt * BK, n0) };
+    let plan_a = CopyPlan::new::<I>(op_a, a_origin(0), if TA { BK * lda } else { BK }, t, threads);
+    let plan_b = CopyPlan::new::<I>(op_b, b_origin(0), if TB { BK } else { BK * ldb }, t, threads);
 
     let smem = dynamic_shared::<I>();
     let stage_elems = cfg.stage_bytes() / I::BYTES;
     let sa = |s: usize| smem.offset(s * stage_elems);
     let sb = |s: usize| smem.offset(s * stage_elems + at.bytes() / I::BYTES);
     let ktiles = k.div_ceil(BK);
+    // Tiles 0..full_k lie inside the matrices when the block tile does: no
+    // predicate in their copies.
+    let interior = m0 + BM <= m && n0 + BN <= n;
+    let full_k = if interior { k / BK } else { 0 };
+    let load = |kt: usize, s: usize| unsafe {
+        if kt < full_k {
+            plan_a.copy(a, kt, sa(s));
+            plan_b.copy(b, kt, sb(s));
+        } else {
+            load_tile_edge(a, op_a, a_origin(kt), sa(s), t, threads);
+            load_tile_edge(b, op_b, b_origin(kt), sb(s), t, threads);
+        }
+    };
+    let lanes = Lanes::new::<I, TA, TB>(at, bt, (wr * WM, wc * WN), lane);
 
     let mut acc = [[[0.0f32; 4]; NI]; MI];
     unsafe {
         // Prologue: the first ST − 1 tiles in flight, one group each.
         for s in 0..ST - 1 {
             if s < ktiles {
-                load_tile(a, op_a, a_origin(s), sa(s), t, threads);
-                load_tile(b, op_b, b_origin(s), sb(s), t, threads);
+                load(s, s);
             }
             cp_async_commit();
         }
@@ -418,62 +470,83 @@ pub unsafe fn body<
             sync_threads();
             let next = kt + ST - 1;
             if next < ktiles {
-                load_tile(a, op_a, a_origin(next), sa(next % ST), t, threads);
-                load_tile(b, op_b, b_origin(next), sb(next % ST), t, threads);
+                load(next, next % ST);
             }
             cp_async_commit();
-            compute::<I, WM, WN, BK, TA, TB, MI, NI>(at, bt, sa(kt % ST), sb(kt % ST), (wr * WM, wc * WN), lane, &mut acc);
+            compute::<I, BK, TA, TB, MI, NI>(at, bt, sa(kt % ST), sb(kt % ST), &lanes, lane, &mut acc);
         }
         cp_async_wait_group(0);
         epilogue::<O, MI, NI>(&p, c, bias, batch * p.stride_c as usize, (m0 + wr * WM, n0 + wc * WN), lane, &acc);
     }
 }
 
+/// A lane's `ldmatrix` row offsets (bytes in a stage) for the first A and
+/// B fragments of its warp tile; every other fragment is
+/// [`SmemTile::delta`] away.
+struct Lanes {
+    a: usize,
+    b: usize,
+}
+
+impl Lanes {
+    #[inline(always)]
+    fn new<I: Value, const TA: bool, const TB: bool>(at: SmemTile, bt: SmemTile, (wm0, wn0): (usize, usize), lane: usize) -> Lanes {
+        let tf32 = I::KIND == F32;
+        let a = match (tf32, TA) {
+            (false, false) => a_rows(lane, wm0, 0),
+            (false, true) => a_trans_rows(lane, wm0, 0),
+            (true, _) => a_rows_tf32(lane, wm0, 0),
+        };
+        let b = match (tf32, TB) {
+            (false, false) => b_rows(lane, 0, wn0),
+            (false, true) => b_trans_rows(lane, 0, wn0),
+            (true, _) => b_trans_rows_tf32(lane, 0, wn0),
+        };
+        Lanes { a: at.offset(a.0, a.1), b: bt.offset(b.0, b.1) }
+    }
+}
+
 /// One shared stage into the warp's accumulators: per `k` step, the
-/// warp's A fragments (`MI` of 16 rows) and B fragments (`NI` of 8
-/// columns), then `MI · NI` `mma`.
+/// warp's A fragments (`MI` of 16 rows), then B fragments two at a time
+/// (`NI` of 8 columns), each used at once by every A fragment.
 #[inline(always)]
-unsafe fn compute<I: Value, const WM: usize, const WN: usize, const BK: usize, const TA: bool, const TB: bool, const MI: usize, const NI: usize>(
+unsafe fn compute<I: Value, const BK: usize, const TA: bool, const TB: bool, const MI: usize, const NI: usize>(
     at: SmemTile,
     bt: SmemTile,
     sa: Shared<I>,
     sb: Shared<I>,
-    (wm0, wn0): (usize, usize),
+    lanes: &Lanes,
     lane: usize,
     acc: &mut [[[f32; 4]; NI]; MI],
 ) {
     let tf32 = I::KIND == F32;
     let kstep = if tf32 { 8 } else { 16 };
-    let el = |tile: SmemTile, (r, c): (usize, usize)| tile.offset(r, c) / I::BYTES;
+    // The element offset of the fragment `(dr, dc)` away from the lane's
+    // first one.
+    let at_a = |dr: usize, dc: usize| {
+        let (add, x) = at.delta(dr, dc);
+        ((lanes.a ^ x) + add) / I::BYTES
+    };
+    let at_b = |dr: usize, dc: usize| {
+        let (add, x) = bt.delta(dr, dc);
+        ((lanes.b ^ x) + add) / I::BYTES
+    };
     for ks in 0..BK / kstep {
         let k0 = ks * kstep;
         let mut af = [[0u32; 4]; MI];
         unsafe {
             for (mi, f) in af.iter_mut().enumerate() {
-                let mr = wm0 + mi * 16;
-                *f = if !tf32 {
-                    if TA { ldmatrix_x4_trans(sa, el(at, a_trans_rows(lane, mr, k0))) } else { ldmatrix_x4(sa, el(at, a_rows(lane, mr, k0))) }
-                } else {
-                    ldmatrix_x4(sa, el(at, a_rows_tf32(lane, mr, k0)))
-                };
+                // A [m][k]: rows m, cols k; A [k][m]: rows k, cols m.
+                let (dr, dc) = if TA { (k0, mi * 16) } else { (mi * 16, k0) };
+                *f = if TA && !tf32 { ldmatrix_x4_trans(sa, at_a(dr, dc)) } else { ldmatrix_x4(sa, at_a(dr, dc)) };
                 if tf32 {
                     *f = f.map(|x| cvt_rna_tf32_f32(f32::from_bits(x)));
                 }
             }
-            // B two fragments at a time, each used at once by every A
-            // fragment: 4 B registers live instead of 2 · NI.
             for nj in 0..NI / 2 {
-                let nc = wn0 + nj * 16;
-                let r = if !tf32 {
-                    if TB { ldmatrix_x4(sb, el(bt, b_trans_rows(lane, k0, nc))) } else { ldmatrix_x4_trans(sb, el(bt, b_rows(lane, k0, nc))) }
-                } else if TB {
-                    ldmatrix_x4(sb, el(bt, b_trans_rows_tf32(lane, k0, nc)))
-                } else {
-                    core::array::from_fn(|j| {
-                        let (kk, nn) = mma_m16n8k8_tf32_b(lane, j % 2);
-                        sb.cast::<u32>().load(el(bt, (k0 + kk, nc + 8 * (j / 2) + nn)))
-                    })
-                };
+                // B [k][n]: rows k, cols n; B [n][k]: rows n, cols k.
+                let (dr, dc) = if TB { (nj * 16, k0) } else { (k0, nj * 16) };
+                let r = if TB || tf32 { ldmatrix_x4(sb, at_b(dr, dc)) } else { ldmatrix_x4_trans(sb, at_b(dr, dc)) };
                 let r = if tf32 { r.map(|x| cvt_rna_tf32_f32(f32::from_bits(x))) } else { r };
                 for h in 0..2 {
                     let (ni, bf) = (2 * nj + h, [r[2 * h], r[2 * h + 1]]);
@@ -490,12 +563,17 @@ unsafe fn compute<I: Value, const WM: usize, const WN: usize, const BK: usize, c
             }
         }
     }
+    let _ = lane;
 }
 
 /// The warp's accumulators to `C`: `act(α·acc + β·C + bias[col])`, two
 /// neighbouring columns per store where both are inside `C` and aligned.
 /// The loop over the fragments unrolls (every accumulator index a
-/// constant, so they stay in registers); the per-pair work is one call.
+/// constant, so they stay in registers). The plain product inside `C`
+/// (β = 0, no bias, no activation) is stored inline, two values per
+/// store; everything else goes through one call per pair
+/// ([`store_pair_edge`]), which keeps the unrolled code small enough for
+/// the accumulators to stay in registers.
 #[inline(always)]
 unsafe fn epilogue<O: Value, const MI: usize, const NI: usize>(
     p: &MmaParams,
@@ -506,12 +584,29 @@ unsafe fn epilogue<O: Value, const MI: usize, const NI: usize>(
     lane: usize,
     acc: &[[[f32; 4]; NI]; MI],
 ) {
+    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    // The warp tile inside C, every pair aligned for one store, nothing
+    // but α to apply.
+    let plain = row0 + MI * 16 <= m
+        && col0 + NI * 8 <= n
+        && ldc % 2 == 0
+        && base % 2 == 0
+        && p.g.beta == 0.0
+        && p.has_bias == 0
+        && p.activation == ACT_NONE;
     for mi in 0..MI {
         for ni in 0..NI {
             for h in 0..2 {
                 let (r, cc) = mma_m16n8_c(lane, 2 * h);
                 let at = (row0 + mi * 16 + r, col0 + ni * 8 + cc);
-                unsafe { store_pair(*p, c, bias, base, at, [acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]]) };
+                let v = [acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]];
+                unsafe {
+                    if plain {
+                        c.write_vec::<O::Pair>(base + at.0 * ldc + at.1, O::pair([p.g.alpha * v[0], p.g.alpha * v[1]]));
+                    } else {
+                        store_pair_edge(*p, c, bias, base, at, v);
+                    }
+                }
             }
         }
     }
@@ -520,10 +615,9 @@ unsafe fn epilogue<O: Value, const MI: usize, const NI: usize>(
 /// One pair of results, at `(row, col)` and `(row, col + 1)` of one matrix
 /// of `C` (starting at element `base`): scaled, added to `β·C` and the
 /// bias, activated, rounded, stored (both in one store when they are
-/// inside `C` and the pair is aligned). Not inlined: the epilogue's loop
-/// then stays small enough to unroll.
+/// inside `C` and the pair is aligned). Not inlined (see [`epilogue`]).
 #[inline(never)]
-unsafe fn store_pair<O: Value>(p: MmaParams, c: Global<O>, bias: Global<f32>, base: usize, (row, col): (usize, usize), acc: [f32; 2]) {
+unsafe fn store_pair_edge<O: Value>(p: MmaParams, c: Global<O>, bias: Global<f32>, base: usize, (row, col): (usize, usize), acc: [f32; 2]) {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
     if row >= m || col >= n {
         return;
@@ -543,7 +637,9 @@ unsafe fn store_pair<O: Value>(p: MmaParams, c: Global<O>, bias: Global<f32>, ba
                 v[1] += bias.read(col + 1);
             }
         }
-        let v = [activate(p.activation, v[0]), activate(p.activation, v[1])];
+        if p.activation != ACT_NONE {
+            v = [activate(p.activation, v[0]), activate(p.activation, v[1])];
+        }
         if pair {
             c.write_vec::<O::Pair>(o, O::pair(v));
         } else {
@@ -620,9 +716,8 @@ tile_consts! {
     MMA_F16_F16_NN_128X256 = (128, 256, 32, 64, 64, 4, F16_KIND, F16_KIND, false, false);
     MMA_F16_F32_NN_64X64 = (64, 64, 32, 32, 32, 4, F16_KIND, F32, false, false);
     MMA_F16_F16_NN_64X64 = (64, 64, 32, 32, 32, 4, F16_KIND, F16_KIND, false, false);
-    MMA_TF32_NN_128X128 = (128, 128, 32, 64, 32, 3, F32, F32, false, false);
     MMA_TF32_NT_128X128 = (128, 128, 32, 64, 32, 3, F32, F32, false, true);
-    MMA_TF32_NN_64X64 = (64, 64, 32, 32, 32, 3, F32, F32, false, false);
+    MMA_TF32_NT_64X64 = (64, 64, 32, 32, 32, 3, F32, F32, false, true);
 }
 
 /// The tensor-core kernels, one row each (see [`crate::variants`]).
@@ -680,14 +775,13 @@ macro_rules! mma_table {
         [cfg(all())] F16F32Nn64x64 => gemm_mma_f16_f32_nn_64x64x32_s4 = mma_kernel!(MMA_F16_F32_NN_64X64), bounds 0;
         /// f16 → f16, 64 × 64.
         [cfg(all())] F16F16Nn64x64 => gemm_mma_f16_f16_nn_64x64x32_s4 = mma_kernel!(MMA_F16_F16_NN_64X64), bounds 0;
-        /// f32 inputs rounded to tf32 (`cvt.rna`), f32 output, 128 × 128 of eight 64 × 32 warps, 3 stages.
-        /// (k-major 32-bit `A` cannot go through `ldmatrix`: a transposed tf32
-        /// `A` is staged row-major by the host first.)
-        [cfg(all())] Tf32Nn128x128 => gemm_mma_tf32_nn_128x128x32_s3 = mma_kernel!(MMA_TF32_NN_128X128), bounds 1;
-        /// tf32, `B` stored transposed.
+        /// f32 inputs rounded to tf32 (`cvt.rna`), f32 output, 128 × 128 of
+        /// eight 64 × 32 warps, 3 stages, `B` read n-major. `ldmatrix`
+        /// cannot transpose 32-bit elements, so the host stages a row-major
+        /// `B` (and a k-major `A`) transposed first.
         [cfg(all())] Tf32Nt128x128 => gemm_mma_tf32_nt_128x128x32_s3 = mma_kernel!(MMA_TF32_NT_128X128), bounds 1;
-        /// tf32, 64 × 64.
-        [cfg(all())] Tf32Nn64x64 => gemm_mma_tf32_nn_64x64x32_s3 = mma_kernel!(MMA_TF32_NN_64X64), bounds 0;
+        /// tf32, 64 × 64, `B` read n-major.
+        [cfg(all())] Tf32Nt64x64 => gemm_mma_tf32_nt_64x64x32_s3 = mma_kernel!(MMA_TF32_NT_64X64), bounds 0;
     } };
 }
 
