@@ -163,3 +163,60 @@ fn chunk_copies_cover_each_tile_once() {
         assert_eq!(seen.len() * t.chunk_elems(), t.rows * t.cols);
     }
 }
+
+/// Every fragment a kernel reaches through `SmemTile::delta` is where the
+/// tile's layout puts it: for every configuration of the table, warp,
+/// lane, `k` step and fragment, `offset(base + delta) == (offset(base) ^
+/// xor) + add` (what `compute` relies on).
+#[test]
+fn fragment_deltas_match_the_layout_for_every_kernel() {
+    use super::super::{MmaKernel, F32};
+    for kk in MmaKernel::ALL {
+        let c = kk.config();
+        let (at, bt) = (c.a_tile(), c.b_tile());
+        let tf32 = c.input == F32;
+        let kstep = c.mma_k();
+        for wr in 0..c.bm / c.wm {
+            for wc in 0..c.bn / c.wn {
+                let (wm0, wn0) = (wr * c.wm, wc * c.wn);
+                for lane in 0..32 {
+                    let a = match (tf32, c.ta) {
+                        (false, false) => a_rows(lane, wm0, 0),
+                        (false, true) => a_trans_rows(lane, wm0, 0),
+                        (true, _) => a_rows_tf32(lane, wm0, 0),
+                    };
+                    let b = match (tf32, c.tb) {
+                        (false, false) => b_rows(lane, 0, wn0),
+                        (false, true) => b_trans_rows(lane, 0, wn0),
+                        (true, _) => b_trans_rows_tf32(lane, 0, wn0),
+                    };
+                    for ks in 0..c.bk / kstep {
+                        let k0 = ks * kstep;
+                        for mi in 0..c.wm / 16 {
+                            let (dr, dc) = if c.ta { (k0, mi * 16) } else { (mi * 16, k0) };
+                            let (add, x) = at.delta(dr, dc);
+                            assert_eq!(at.offset(a.0 + dr, a.1 + dc), (at.offset(a.0, a.1) ^ x) + add, "{kk:?} A lane {lane} mi {mi} ks {ks}");
+                        }
+                        for nj in 0..c.wn / 16 {
+                            let (dr, dc) = if c.tb { (nj * 16, k0) } else { (k0, nj * 16) };
+                            let (add, x) = bt.delta(dr, dc);
+                            assert_eq!(bt.offset(b.0 + dr, b.1 + dc), (bt.offset(b.0, b.1) ^ x) + add, "{kk:?} B lane {lane} nj {nj} ks {ks}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(at.copy_plan_ok(c.threads()) && bt.copy_plan_ok(c.threads()), "{kk:?}");
+        // The copy plan: chunk `t + p · threads` is `pass_bytes` after chunk `t`.
+        for (tile, name) in [(at, "A"), (bt, "B")] {
+            for t in 0..c.threads() {
+                let (r, col) = tile.chunk(t);
+                for p in 0..copy_passes(tile.chunks(), c.threads()) {
+                    let (r2, c2) = tile.chunk(t + p * c.threads());
+                    assert_eq!(c2, col, "{kk:?} {name}");
+                    assert_eq!(tile.offset(r2, c2), tile.offset(r, col) + p * tile.pass_bytes(c.threads()), "{kk:?} {name} t {t} p {p}");
+                }
+            }
+        }
+    }
+}
