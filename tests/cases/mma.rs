@@ -282,8 +282,8 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     expect("f16 output for bf16 inputs", g.run(ctx, &a, &a, &mut c16), &|e| matches!(e, Error::BadArgument { arg: "c", .. }))?;
     expect("an f32 rung for bf16", g.variant(GemmVariant::Naive).run(ctx, &a, &a, &mut c), &|e| matches!(e, Error::BadArgument { arg: "variant", .. }))?;
     expect(
-        "128 × 256 with a transposed A",
-        g.transpose_a(true).variant(GemmVariant::Mma(MmaTile::B128x256)).run(ctx, &a, &a, &mut c),
+        "64 × 64 with a transposed A",
+        g.transpose_a(true).variant(GemmVariant::Mma(MmaTile::B64x64)).run(ctx, &a, &a, &mut c),
         &|e| matches!(e, Error::BadArgument { arg: "variant", .. }),
     )?;
     expect("short bias", g.run_with_bias(ctx, &a, &a, &bias, &mut c), &|e| matches!(e, Error::LengthMismatch { arg: "bias", .. }))?;

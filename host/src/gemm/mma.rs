@@ -17,65 +17,99 @@ use crate::{Buffer, Context, Error, LaunchConfig, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum MmaTile {
-    /// 128 × 128 block tiles of four 64 × 64 warp tiles: every type and
-    /// orientation.
+    /// 128 × 128 block tiles of four 64 × 64 warp tiles (`k` tiles of 64
+    /// for bf16/f16, 32 for tf32): every type and orientation.
     B128x128,
-    /// 128 × 256 block tiles of eight 64 × 64 warp tiles: bf16 and f16,
-    /// both operands row-major (large problems).
-    B128x256,
-    /// 64 × 64 block tiles of four 32 × 32 warp tiles: row-major operands
-    /// (small problems: more blocks).
+    /// 64 × 64 block tiles of four 32 × 32 warp tiles: row-major 16-bit
+    /// operands and tf32 (small problems: more blocks).
     B64x64,
+    /// Experiment: 128 × 128 with `k` tiles of 32 (twice the barriers per
+    /// `mma`); bf16, row-major.
+    #[cfg(ferrotile_experiments)]
+    B128x128K32,
+    /// Experiment: 128 × 256 of eight 64 × 64 warps; bf16, row-major.
+    #[cfg(ferrotile_experiments)]
+    B128x256,
+    /// Experiment: 128 × 128 of eight 64 × 32 warps; bf16, row-major.
+    #[cfg(ferrotile_experiments)]
+    B128x128W8,
+    /// Experiment: 256 × 128 of eight 64 × 64 warps; bf16, row-major.
+    #[cfg(ferrotile_experiments)]
+    B256x128,
 }
 
 impl MmaTile {
-    /// Every tile.
-    pub const ALL: &'static [MmaTile] = &[MmaTile::B128x128, MmaTile::B128x256, MmaTile::B64x64];
+    /// Every tile of the build.
+    pub const ALL: &'static [MmaTile] = &[
+        MmaTile::B128x128,
+        MmaTile::B64x64,
+        #[cfg(ferrotile_experiments)]
+        MmaTile::B128x128K32,
+        #[cfg(ferrotile_experiments)]
+        MmaTile::B128x256,
+        #[cfg(ferrotile_experiments)]
+        MmaTile::B128x128W8,
+        #[cfg(ferrotile_experiments)]
+        MmaTile::B256x128,
+    ];
 
     /// The tile's name.
     pub fn name(self) -> &'static str {
         match self {
             MmaTile::B128x128 => "mma_128x128",
-            MmaTile::B128x256 => "mma_128x256",
             MmaTile::B64x64 => "mma_64x64",
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B128x128K32 => "mma_128x128x32",
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B128x256 => "mma_128x256",
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B128x128W8 => "mma_128x128_w8",
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B256x128 => "mma_256x128",
         }
     }
 
-    /// `(BM, BN)`.
-    pub const fn dims(self) -> (usize, usize) {
+    /// Whether kernel configuration `c` is this tile.
+    pub fn matches(self, c: &k::gemm::mma::MmaTiling) -> bool {
+        let warps = (c.bm / c.wm) * (c.bn / c.wn);
+        let tf32 = c.input == F32;
         match self {
-            MmaTile::B128x128 => (128, 128),
-            MmaTile::B128x256 => (128, 256),
-            MmaTile::B64x64 => (64, 64),
+            MmaTile::B128x128 => (c.bm, c.bn) == (128, 128) && ((!tf32 && c.bk == 64 && warps == 4) || (tf32 && c.bk == 32)),
+            MmaTile::B64x64 => (c.bm, c.bn) == (64, 64),
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B128x128K32 => (c.bm, c.bn, c.bk) == (128, 128, 32) && warps == 4 && !tf32,
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B128x256 => (c.bm, c.bn) == (128, 256),
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B128x128W8 => (c.bm, c.bn, c.bk) == (128, 128, 32) && warps == 8 && !tf32,
+            #[cfg(ferrotile_experiments)]
+            MmaTile::B256x128 => (c.bm, c.bn) == (256, 128),
         }
+    }
+
+    /// Blocks of the tile for `m × n` (over the batch).
+    fn blocks(self, m: usize, n: usize, batch: usize) -> usize {
+        let (bm, bn) = match self {
+            MmaTile::B64x64 => (64, 64),
+            _ => (128, 128),
+        };
+        m.div_ceil(bm) * n.div_ceil(bn) * batch
     }
 
     /// The kernels of this tile (every type and orientation it has).
     pub fn kernels(self) -> impl Iterator<Item = MmaKernel> {
-        let (bm, bn) = self.dims();
-        MmaKernel::ALL.iter().copied().filter(move |k| (k.config().bm, k.config().bn) == (bm, bn))
+        MmaKernel::ALL.iter().copied().filter(move |k| self.matches(&k.config()))
     }
 
-    /// The tile for a problem, by how many blocks it makes: 128 × 256
-    /// when the grid fills the GPU twice over with it, 128 × 128 when it
-    /// fills it once, 64 × 64 below; a tile without a kernel for the types
-    /// and orientation is skipped.
+    /// The tile for a problem: 128 × 128 when its blocks fill the GPU at
+    /// least once, 64 × 64 below (more, smaller blocks); a tile without a
+    /// kernel for the types and orientation is skipped.
     pub(super) fn auto(p: &Problem, input: usize, transposes: (bool, bool)) -> MmaTile {
         /// Multiprocessors of the GPUs the choice was made for (H100/H200).
         const SMS: usize = 132;
-        let (m, n) = (p.g.m as usize, p.g.n as usize);
-        let blocks = |t: MmaTile| {
-            let (bm, bn) = t.dims();
-            m.div_ceil(bm) * n.div_ceil(bn) * p.batch
-        };
         let has = |t: MmaTile| MmaKernel::ALL.iter().any(|k| matches_kernel(*k, t, input, transposes));
-        let wanted = if blocks(MmaTile::B128x256) >= 2 * SMS {
-            [MmaTile::B128x256, MmaTile::B128x128, MmaTile::B64x64]
-        } else if blocks(MmaTile::B128x128) >= SMS {
-            [MmaTile::B128x128, MmaTile::B64x64, MmaTile::B128x256]
-        } else {
-            [MmaTile::B64x64, MmaTile::B128x128, MmaTile::B128x256]
-        };
+        let big = MmaTile::B128x128.blocks(p.g.m as usize, p.g.n as usize, p.batch) >= SMS;
+        let wanted = if big { [MmaTile::B128x128, MmaTile::B64x64] } else { [MmaTile::B64x64, MmaTile::B128x128] };
         wanted.into_iter().find(|&t| has(t)).unwrap_or(MmaTile::B128x128)
     }
 }
@@ -84,7 +118,7 @@ impl MmaTile {
 /// orientation (any output type).
 fn matches_kernel(k: MmaKernel, t: MmaTile, input: usize, (ta, tb): (bool, bool)) -> bool {
     let c = k.config();
-    (c.bm, c.bn) == t.dims() && c.input == input && (c.ta, c.tb) == (ta, tb)
+    t.matches(&c) && c.input == input && (c.ta, c.tb) == (ta, tb)
 }
 
 /// The kernel of tile `t` for these types and orientation, or
@@ -307,8 +341,9 @@ mod tests {
         for k in MmaKernel::ALL {
             let c = k.config();
             assert!(c.validate(), "{k:?}");
-            let tile = MmaTile::ALL.iter().copied().find(|t| t.dims() == (c.bm, c.bn)).expect("every kernel's tile is an MmaTile");
-            assert_eq!(kernel_for(tile, c.input, c.output, (c.ta, c.tb)).ok(), Some(*k));
+            let tiles: Vec<MmaTile> = MmaTile::ALL.iter().copied().filter(|t| t.matches(&c)).collect();
+            assert_eq!(tiles.len(), 1, "{k:?} is tile {tiles:?}");
+            assert_eq!(kernel_for(tiles[0], c.input, c.output, (c.ta, c.tb)).ok(), Some(*k));
         }
         // Every type pair and orientation has the 128 × 128 tile.
         for (i, o) in [(BF16, F32), (BF16, BF16), (F16_KIND, F32), (F16_KIND, F16_KIND), (F32, F32)] {
@@ -317,6 +352,6 @@ mod tests {
                 assert!(kernel_for(MmaTile::B128x128, i, o, t).is_ok(), "{i} {o} {t:?}");
             }
         }
-        assert!(matches!(kernel_for(MmaTile::B128x256, F32, F32, (false, false)), Err(Error::BadArgument { arg: "variant", .. })));
+        assert!(matches!(kernel_for(MmaTile::B64x64, BF16, F32, (true, false)), Err(Error::BadArgument { arg: "variant", .. })));
     }
 }

@@ -135,6 +135,52 @@ impl SmemTile {
     }
 }
 
+/// The block's f32 result tile in shared memory (`rows × cols`), for the
+/// epilogue: rows padded by [`EpilogueTile::PAD`] floats so that a warp's
+/// fragment stores (8 rows × 4 lanes × 8 bytes) spread over the banks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpilogueTile {
+    /// Rows (the block tile's `BM`).
+    pub rows: usize,
+    /// Columns (`BN`).
+    pub cols: usize,
+}
+
+impl EpilogueTile {
+    /// Floats of padding after each row (a multiple of 4: rows stay
+    /// 16-byte aligned).
+    pub const PAD: usize = 8;
+
+    /// Floats per stored row.
+    pub const fn stride(&self) -> usize {
+        self.cols + Self::PAD
+    }
+
+    /// Float offset of `(r, c)`.
+    #[inline(always)]
+    pub const fn offset(&self, r: usize, c: usize) -> usize {
+        r * self.stride() + c
+    }
+
+    /// Bytes of the tile.
+    pub const fn bytes(&self) -> usize {
+        self.rows * self.stride() * 4
+    }
+
+    /// 4-column pieces of the tile (what one thread stores at a time).
+    pub const fn pieces(&self) -> usize {
+        self.rows * self.cols / 4
+    }
+
+    /// `(row, col)` of piece `q`: row by row, so consecutive threads take
+    /// consecutive pieces of one row.
+    #[inline(always)]
+    pub const fn piece(&self, q: usize) -> (usize, usize) {
+        let per_row = self.cols / 4;
+        (q / per_row, (q % per_row) * 4)
+    }
+}
+
 /// Chunks each of `threads` threads copies for a tile of `chunks` chunks
 /// (the tile is a whole number of passes over the block).
 pub const fn copy_passes(chunks: usize, threads: usize) -> usize {

@@ -35,9 +35,9 @@ pub mod stage;
 
 pub use stage::*;
 
-use core::simd::f32x2;
+use core::simd::{f32x2, f32x4, u32x2};
 
-use self::index::{a_rows, a_rows_tf32, a_trans_rows, b_rows, b_trans_rows, b_trans_rows_tf32, block_tile, copy_passes, SmemTile};
+use self::index::{a_rows, a_rows_tf32, a_trans_rows, b_rows, b_trans_rows, b_trans_rows_tf32, block_tile, copy_passes, EpilogueTile, SmemTile};
 use super::GemmParams;
 use crate::arch::{
     block_idx_x, block_idx_z, cp_async_16, cp_async_commit, cp_async_wait_group, cvt_rna_tf32_f32, cvt_rn_bf16x2_f32, cvt_rn_f16x2_f32,
@@ -91,6 +91,12 @@ pub trait Value: Copy + Default {
     fn one(v: f32) -> Self;
     /// The two values of a pair.
     fn unpair(p: Self::Pair) -> [f32; 2];
+    /// Four results packed for one store.
+    type Quad: Copy;
+    /// Four f32 results rounded and packed.
+    fn quad(v: [f32; 4]) -> Self::Quad;
+    /// The four values of a quad.
+    fn unquad(q: Self::Quad) -> [f32; 4];
 }
 
 impl Value for f32 {
@@ -108,6 +114,13 @@ impl Value for f32 {
     }
     fn unpair(p: f32x2) -> [f32; 2] {
         p.to_array()
+    }
+    type Quad = f32x4;
+    fn quad(v: [f32; 4]) -> f32x4 {
+        f32x4::from_array(v)
+    }
+    fn unquad(q: f32x4) -> [f32; 4] {
+        q.to_array()
     }
 }
 
@@ -128,6 +141,14 @@ impl Value for Bf16 {
         let (lo, hi) = unpack_bf16x2(p);
         [lo.to_f32(), hi.to_f32()]
     }
+    type Quad = u32x2;
+    fn quad(v: [f32; 4]) -> u32x2 {
+        u32x2::from_array([Self::pair([v[0], v[1]]), Self::pair([v[2], v[3]])])
+    }
+    fn unquad(q: u32x2) -> [f32; 4] {
+        let ([a, b], [c, d]) = (Self::unpair(q[0]), Self::unpair(q[1]));
+        [a, b, c, d]
+    }
 }
 
 impl Value for F16 {
@@ -146,6 +167,14 @@ impl Value for F16 {
     fn unpair(p: u32) -> [f32; 2] {
         let (lo, hi) = unpack_f16x2(p);
         [crate::arch::cvt_f32_f16(lo), crate::arch::cvt_f32_f16(hi)]
+    }
+    type Quad = u32x2;
+    fn quad(v: [f32; 4]) -> u32x2 {
+        u32x2::from_array([Self::pair([v[0], v[1]]), Self::pair([v[2], v[3]])])
+    }
+    fn unquad(q: u32x2) -> [f32; 4] {
+        let ([a, b], [c, d]) = (Self::unpair(q[0]), Self::unpair(q[1]));
+        [a, b, c, d]
     }
 }
 
@@ -235,7 +264,14 @@ impl MmaTiling {
     }
     /// Dynamic shared memory per block.
     pub const fn shared_bytes(&self) -> u32 {
-        (self.stages * self.stage_bytes()) as u32
+        let ring = self.stages * self.stage_bytes();
+        let out = self.epilogue_tile().bytes();
+        (if ring > out { ring } else { out }) as u32
+    }
+    /// The f32 tile the epilogue stages the block's results in (it reuses
+    /// the stages' shared memory once the `k` loop is done).
+    pub const fn epilogue_tile(&self) -> EpilogueTile {
+        EpilogueTile { rows: self.bm, cols: self.bn }
     }
     /// Grid for `p` with `batch` matrices: block tiles along x (in
     /// [`block_tile`] order), the batch along z (at most 65535; the host
@@ -269,6 +305,7 @@ impl MmaTiling {
             && self.a_tile().copy_plan_ok(t)
             && self.b_tile().copy_plan_ok(t)
             && self.shared_bytes() <= 227 * 1024
+            && self.epilogue_tile().pieces() % t == 0
     }
 }
 
@@ -475,8 +512,13 @@ pub unsafe fn body<
             cp_async_commit();
             compute::<I, BK, TA, TB, MI, NI>(at, bt, sa(kt % ST), sb(kt % ST), &lanes, lane, &mut acc);
         }
+        // The stages are free once every warp is done with them.
         cp_async_wait_group(0);
-        epilogue::<O, MI, NI>(&p, c, bias, batch * p.stride_c as usize, (m0 + wr * WM, n0 + wc * WN), lane, &acc);
+        sync_threads();
+        let et = cfg.epilogue_tile();
+        stage_results::<MI, NI>(et, dynamic_shared::<f32>(), (wr * WM, wc * WN), lane, &acc);
+        sync_threads();
+        epilogue::<O>(et, dynamic_shared::<f32>(), &p, c, bias, batch * p.stride_c as usize, (m0, n0), t, threads);
     }
 }
 
@@ -566,86 +608,82 @@ unsafe fn compute<I: Value, const BK: usize, const TA: bool, const TB: bool, con
     let _ = lane;
 }
 
-/// The warp's accumulators to `C`: `act(α·acc + β·C + bias[col])`, two
-/// neighbouring columns per store where both are inside `C` and aligned.
-/// The loop over the fragments unrolls (every accumulator index a
-/// constant, so they stay in registers). The plain product inside `C`
-/// (β = 0, no bias, no activation) is stored inline, two values per
-/// store; everything else goes through one call per pair
-/// ([`store_pair_edge`]), which keeps the unrolled code small enough for
-/// the accumulators to stay in registers.
+/// The warp's accumulators into the block's f32 result tile in shared
+/// memory, at the positions of the `mma` C fragment (two values per
+/// store).
 #[inline(always)]
-unsafe fn epilogue<O: Value, const MI: usize, const NI: usize>(
-    p: &MmaParams,
-    c: Global<O>,
-    bias: Global<f32>,
-    base: usize,
-    (row0, col0): (usize, usize),
+unsafe fn stage_results<const MI: usize, const NI: usize>(
+    et: EpilogueTile,
+    out: Shared<f32>,
+    (wm0, wn0): (usize, usize),
     lane: usize,
     acc: &[[[f32; 4]; NI]; MI],
 ) {
-    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    // The warp tile inside C, every pair aligned for one store, nothing
-    // but α to apply.
-    let plain = row0 + MI * 16 <= m
-        && col0 + NI * 8 <= n
-        && ldc % 2 == 0
-        && base % 2 == 0
-        && p.g.beta == 0.0
-        && p.has_bias == 0
-        && p.activation == ACT_NONE;
     for mi in 0..MI {
         for ni in 0..NI {
             for h in 0..2 {
                 let (r, cc) = mma_m16n8_c(lane, 2 * h);
-                let at = (row0 + mi * 16 + r, col0 + ni * 8 + cc);
-                let v = [acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]];
-                unsafe {
-                    if plain {
-                        c.write_vec::<O::Pair>(base + at.0 * ldc + at.1, O::pair([p.g.alpha * v[0], p.g.alpha * v[1]]));
-                    } else {
-                        store_pair_edge(*p, c, bias, base, at, v);
-                    }
-                }
+                let v = f32x2::from_array([acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]]);
+                unsafe { out.store_vec(et.offset(wm0 + mi * 16 + r, wn0 + ni * 8 + cc), v) };
             }
         }
     }
 }
 
-/// One pair of results, at `(row, col)` and `(row, col + 1)` of one matrix
-/// of `C` (starting at element `base`): scaled, added to `β·C` and the
-/// bias, activated, rounded, stored (both in one store when they are
-/// inside `C` and the pair is aligned). Not inlined (see [`epilogue`]).
+/// The block's results from shared memory to `C`: every thread takes
+/// 4-column pieces of the tile in turn (a warp covers whole rows:
+/// coalesced 16-byte loads of the tile, 16- or 8-byte stores to `C`),
+/// computes `act(α·acc + β·C + bias[col])` and converts it to the output
+/// type. Pieces inside `C` and aligned take one vector load and store;
+/// the others, at the edges, element by element. Not inlined: its
+/// registers are allocated apart from the `k` loop's.
 #[inline(never)]
-unsafe fn store_pair_edge<O: Value>(p: MmaParams, c: Global<O>, bias: Global<f32>, base: usize, (row, col): (usize, usize), acc: [f32; 2]) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn epilogue<O: Value>(
+    et: EpilogueTile,
+    tile: Shared<f32>,
+    p: &MmaParams,
+    c: Global<O>,
+    bias: Global<f32>,
+    base: usize,
+    (m0, n0): (usize, usize),
+    t: usize,
+    threads: usize,
+) {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    if row >= m || col >= n {
-        return;
-    }
-    let o = base + row * ldc + col;
-    let both = col + 1 < n;
-    let pair = both && o % 2 == 0;
-    let mut v = [p.g.alpha * acc[0], p.g.alpha * acc[1]];
-    unsafe {
-        if p.g.beta != 0.0 {
-            let old = if pair { O::unpair(c.read_vec::<O::Pair>(o)) } else { [c.read(o).to_f32(), if both { c.read(o + 1).to_f32() } else { 0.0 }] };
-            v = [fma(p.g.beta, old[0], v[0]), fma(p.g.beta, old[1], v[1])];
+    let (alpha, beta) = (p.g.alpha, p.g.beta);
+    for pass in 0..et.pieces() / threads {
+        let (r, col) = et.piece(t + pass * threads);
+        let (row, gcol) = (m0 + r, n0 + col);
+        if row >= m || gcol >= n {
+            continue;
         }
-        if p.has_bias != 0 {
-            v[0] += bias.read(col);
-            if both {
-                v[1] += bias.read(col + 1);
+        let o = base + row * ldc + gcol;
+        let whole = gcol + 4 <= n && o % 4 == 0;
+        unsafe {
+            let mut v = tile.load_vec::<f32x4>(et.offset(r, col)).to_array().map(|x| alpha * x);
+            if beta != 0.0 {
+                let old = if whole { O::unquad(c.read_vec::<O::Quad>(o)) } else { core::array::from_fn(|e| if gcol + e < n { c.read(o + e).to_f32() } else { 0.0 }) };
+                v = core::array::from_fn(|e| fma(beta, old[e], v[e]));
             }
-        }
-        if p.activation != ACT_NONE {
-            v = [activate(p.activation, v[0]), activate(p.activation, v[1])];
-        }
-        if pair {
-            c.write_vec::<O::Pair>(o, O::pair(v));
-        } else {
-            c.write(o, O::one(v[0]));
-            if both {
-                c.write(o + 1, O::one(v[1]));
+            if p.has_bias != 0 {
+                for (e, x) in v.iter_mut().enumerate() {
+                    if gcol + e < n {
+                        *x += bias.read(gcol + e);
+                    }
+                }
+            }
+            if p.activation != ACT_NONE {
+                v = v.map(|x| activate(p.activation, x));
+            }
+            if whole {
+                c.write_vec::<O::Quad>(o, O::quad(v));
+            } else {
+                for (e, &x) in v.iter().enumerate() {
+                    if gcol + e < n {
+                        c.write(o + e, O::one(x));
+                    }
+                }
             }
         }
     }
@@ -692,32 +730,32 @@ macro_rules! tile_consts {
 }
 
 tile_consts! {
-    MMA_BF16_F32_NN_128X128 = (128, 128, 32, 64, 64, 4, BF16, F32, false, false);
-    MMA_BF16_BF16_NN_128X128 = (128, 128, 32, 64, 64, 4, BF16, BF16, false, false);
-    MMA_BF16_F32_TN_128X128 = (128, 128, 32, 64, 64, 4, BF16, F32, true, false);
-    MMA_BF16_F32_NT_128X128 = (128, 128, 32, 64, 64, 4, BF16, F32, false, true);
-    MMA_BF16_F32_TT_128X128 = (128, 128, 32, 64, 64, 4, BF16, F32, true, true);
-    MMA_BF16_BF16_TN_128X128 = (128, 128, 32, 64, 64, 4, BF16, BF16, true, false);
-    MMA_BF16_BF16_NT_128X128 = (128, 128, 32, 64, 64, 4, BF16, BF16, false, true);
-    MMA_BF16_BF16_TT_128X128 = (128, 128, 32, 64, 64, 4, BF16, BF16, true, true);
-    MMA_BF16_F32_NN_128X256 = (128, 256, 32, 64, 64, 4, BF16, F32, false, false);
-    MMA_BF16_BF16_NN_128X256 = (128, 256, 32, 64, 64, 4, BF16, BF16, false, false);
+    MMA_BF16_F32_NN_128X128 = (128, 128, 64, 64, 64, 3, BF16, F32, false, false);
+    MMA_BF16_F32_TN_128X128 = (128, 128, 64, 64, 64, 3, BF16, F32, true, false);
+    MMA_BF16_F32_NT_128X128 = (128, 128, 64, 64, 64, 3, BF16, F32, false, true);
+    MMA_BF16_F32_TT_128X128 = (128, 128, 64, 64, 64, 3, BF16, F32, true, true);
     MMA_BF16_F32_NN_64X64 = (64, 64, 32, 32, 32, 4, BF16, F32, false, false);
+    MMA_BF16_BF16_NN_128X128 = (128, 128, 64, 64, 64, 3, BF16, BF16, false, false);
+    MMA_BF16_BF16_TN_128X128 = (128, 128, 64, 64, 64, 3, BF16, BF16, true, false);
+    MMA_BF16_BF16_NT_128X128 = (128, 128, 64, 64, 64, 3, BF16, BF16, false, true);
+    MMA_BF16_BF16_TT_128X128 = (128, 128, 64, 64, 64, 3, BF16, BF16, true, true);
     MMA_BF16_BF16_NN_64X64 = (64, 64, 32, 32, 32, 4, BF16, BF16, false, false);
-    MMA_F16_F32_NN_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F32, false, false);
-    MMA_F16_F16_NN_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F16_KIND, false, false);
-    MMA_F16_F32_TN_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F32, true, false);
-    MMA_F16_F32_NT_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F32, false, true);
-    MMA_F16_F32_TT_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F32, true, true);
-    MMA_F16_F16_TN_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F16_KIND, true, false);
-    MMA_F16_F16_NT_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F16_KIND, false, true);
-    MMA_F16_F16_TT_128X128 = (128, 128, 32, 64, 64, 4, F16_KIND, F16_KIND, true, true);
-    MMA_F16_F32_NN_128X256 = (128, 256, 32, 64, 64, 4, F16_KIND, F32, false, false);
-    MMA_F16_F16_NN_128X256 = (128, 256, 32, 64, 64, 4, F16_KIND, F16_KIND, false, false);
+    MMA_F16_F32_NN_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F32, false, false);
+    MMA_F16_F32_TN_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F32, true, false);
+    MMA_F16_F32_NT_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F32, false, true);
+    MMA_F16_F32_TT_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F32, true, true);
     MMA_F16_F32_NN_64X64 = (64, 64, 32, 32, 32, 4, F16_KIND, F32, false, false);
+    MMA_F16_F16_NN_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F16_KIND, false, false);
+    MMA_F16_F16_TN_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F16_KIND, true, false);
+    MMA_F16_F16_NT_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F16_KIND, false, true);
+    MMA_F16_F16_TT_128X128 = (128, 128, 64, 64, 64, 3, F16_KIND, F16_KIND, true, true);
     MMA_F16_F16_NN_64X64 = (64, 64, 32, 32, 32, 4, F16_KIND, F16_KIND, false, false);
     MMA_TF32_NT_128X128 = (128, 128, 32, 64, 32, 3, F32, F32, false, true);
     MMA_TF32_NT_64X64 = (64, 64, 32, 32, 32, 3, F32, F32, false, true);
+    MMA_BF16_BF16_NN_128X128X32 = (128, 128, 32, 64, 64, 4, BF16, BF16, false, false);
+    MMA_BF16_BF16_NN_128X256 = (128, 256, 32, 64, 64, 4, BF16, BF16, false, false);
+    MMA_BF16_BF16_NN_128X128_W8 = (128, 128, 32, 64, 32, 4, BF16, BF16, false, false);
+    MMA_BF16_BF16_NN_256X128 = (256, 128, 32, 64, 64, 3, BF16, BF16, false, false);
 }
 
 /// The tensor-core kernels, one row each (see [`crate::variants`]).
@@ -727,61 +765,63 @@ macro_rules! mma_table {
         /// The tensor-core kernels: tile, types and operand orientation.
         pub enum MmaKernel: $crate::gemm::mma::MmaTiling;
 
-        /// bf16 × bf16 → f32, 128 × 128 × 32 tile of four 64 × 64 warps, 4 stages, both operands row-major.
-        [cfg(all())] Bf16F32Nn128x128 => gemm_mma_bf16_f32_nn_128x128x32_s4 = mma_kernel!(MMA_BF16_F32_NN_128X128), bounds 2;
-        /// bf16 → bf16 output, 128 × 128.
-        [cfg(all())] Bf16Bf16Nn128x128 => gemm_mma_bf16_bf16_nn_128x128x32_s4 = mma_kernel!(MMA_BF16_BF16_NN_128X128), bounds 2;
-        /// bf16 → f32, `A` stored transposed.
-        [cfg(all())] Bf16F32Tn128x128 => gemm_mma_bf16_f32_tn_128x128x32_s4 = mma_kernel!(MMA_BF16_F32_TN_128X128), bounds 2;
-        /// bf16 → f32, `B` stored transposed.
-        [cfg(all())] Bf16F32Nt128x128 => gemm_mma_bf16_f32_nt_128x128x32_s4 = mma_kernel!(MMA_BF16_F32_NT_128X128), bounds 2;
-        /// bf16 → f32, both stored transposed.
-        [cfg(all())] Bf16F32Tt128x128 => gemm_mma_bf16_f32_tt_128x128x32_s4 = mma_kernel!(MMA_BF16_F32_TT_128X128), bounds 2;
-        /// bf16 → bf16, `A` stored transposed.
-        [cfg(all())] Bf16Bf16Tn128x128 => gemm_mma_bf16_bf16_tn_128x128x32_s4 = mma_kernel!(MMA_BF16_BF16_TN_128X128), bounds 2;
-        /// bf16 → bf16, `B` stored transposed.
-        [cfg(all())] Bf16Bf16Nt128x128 => gemm_mma_bf16_bf16_nt_128x128x32_s4 = mma_kernel!(MMA_BF16_BF16_NT_128X128), bounds 2;
-        /// bf16 → bf16, both stored transposed.
-        [cfg(all())] Bf16Bf16Tt128x128 => gemm_mma_bf16_bf16_tt_128x128x32_s4 = mma_kernel!(MMA_BF16_BF16_TT_128X128), bounds 2;
-        /// bf16 → f32, 128 × 256 tile of eight 64 × 64 warps, 4 stages (large shapes).
-        [cfg(all())] Bf16F32Nn128x256 => gemm_mma_bf16_f32_nn_128x256x32_s4 = mma_kernel!(MMA_BF16_F32_NN_128X256), bounds 1;
-        /// bf16 → bf16, 128 × 256.
-        [cfg(all())] Bf16Bf16Nn128x256 => gemm_mma_bf16_bf16_nn_128x256x32_s4 = mma_kernel!(MMA_BF16_BF16_NN_128X256), bounds 1;
-        /// bf16 → f32, 64 × 64 tile of four 32 × 32 warps (small shapes: many blocks).
+        /// bf16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both operands row-major.
+        [cfg(all())] Bf16F32Nn128x128 => gemm_mma_bf16_f32_nn_128x128x64_s3 = mma_kernel!(MMA_BF16_F32_NN_128X128), bounds 2;
+        /// bf16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `A` stored transposed.
+        [cfg(all())] Bf16F32Tn128x128 => gemm_mma_bf16_f32_tn_128x128x64_s3 = mma_kernel!(MMA_BF16_F32_TN_128X128), bounds 2;
+        /// bf16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `B` stored transposed.
+        [cfg(all())] Bf16F32Nt128x128 => gemm_mma_bf16_f32_nt_128x128x64_s3 = mma_kernel!(MMA_BF16_F32_NT_128X128), bounds 2;
+        /// bf16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both stored transposed.
+        [cfg(all())] Bf16F32Tt128x128 => gemm_mma_bf16_f32_tt_128x128x64_s3 = mma_kernel!(MMA_BF16_F32_TT_128X128), bounds 2;
+        /// bf16 → f32, 64 × 64 × 32 of four 32 × 32 warps, 4 stages (small problems: more blocks).
         [cfg(all())] Bf16F32Nn64x64 => gemm_mma_bf16_f32_nn_64x64x32_s4 = mma_kernel!(MMA_BF16_F32_NN_64X64), bounds 0;
-        /// bf16 → bf16, 64 × 64.
+        /// bf16 → bf16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both operands row-major.
+        [cfg(all())] Bf16Bf16Nn128x128 => gemm_mma_bf16_bf16_nn_128x128x64_s3 = mma_kernel!(MMA_BF16_BF16_NN_128X128), bounds 2;
+        /// bf16 → bf16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `A` stored transposed.
+        [cfg(all())] Bf16Bf16Tn128x128 => gemm_mma_bf16_bf16_tn_128x128x64_s3 = mma_kernel!(MMA_BF16_BF16_TN_128X128), bounds 2;
+        /// bf16 → bf16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `B` stored transposed.
+        [cfg(all())] Bf16Bf16Nt128x128 => gemm_mma_bf16_bf16_nt_128x128x64_s3 = mma_kernel!(MMA_BF16_BF16_NT_128X128), bounds 2;
+        /// bf16 → bf16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both stored transposed.
+        [cfg(all())] Bf16Bf16Tt128x128 => gemm_mma_bf16_bf16_tt_128x128x64_s3 = mma_kernel!(MMA_BF16_BF16_TT_128X128), bounds 2;
+        /// bf16 → bf16, 64 × 64 × 32 of four 32 × 32 warps, 4 stages (small problems: more blocks).
         [cfg(all())] Bf16Bf16Nn64x64 => gemm_mma_bf16_bf16_nn_64x64x32_s4 = mma_kernel!(MMA_BF16_BF16_NN_64X64), bounds 0;
-        /// f16 × f16 → f32, 128 × 128.
-        [cfg(all())] F16F32Nn128x128 => gemm_mma_f16_f32_nn_128x128x32_s4 = mma_kernel!(MMA_F16_F32_NN_128X128), bounds 2;
-        /// f16 → f16, 128 × 128.
-        [cfg(all())] F16F16Nn128x128 => gemm_mma_f16_f16_nn_128x128x32_s4 = mma_kernel!(MMA_F16_F16_NN_128X128), bounds 2;
-        /// f16 → f32, `A` stored transposed.
-        [cfg(all())] F16F32Tn128x128 => gemm_mma_f16_f32_tn_128x128x32_s4 = mma_kernel!(MMA_F16_F32_TN_128X128), bounds 2;
-        /// f16 → f32, `B` stored transposed.
-        [cfg(all())] F16F32Nt128x128 => gemm_mma_f16_f32_nt_128x128x32_s4 = mma_kernel!(MMA_F16_F32_NT_128X128), bounds 2;
-        /// f16 → f32, both stored transposed.
-        [cfg(all())] F16F32Tt128x128 => gemm_mma_f16_f32_tt_128x128x32_s4 = mma_kernel!(MMA_F16_F32_TT_128X128), bounds 2;
-        /// f16 → f16, `A` stored transposed.
-        [cfg(all())] F16F16Tn128x128 => gemm_mma_f16_f16_tn_128x128x32_s4 = mma_kernel!(MMA_F16_F16_TN_128X128), bounds 2;
-        /// f16 → f16, `B` stored transposed.
-        [cfg(all())] F16F16Nt128x128 => gemm_mma_f16_f16_nt_128x128x32_s4 = mma_kernel!(MMA_F16_F16_NT_128X128), bounds 2;
-        /// f16 → f16, both stored transposed.
-        [cfg(all())] F16F16Tt128x128 => gemm_mma_f16_f16_tt_128x128x32_s4 = mma_kernel!(MMA_F16_F16_TT_128X128), bounds 2;
-        /// f16 → f32, 128 × 256.
-        [cfg(all())] F16F32Nn128x256 => gemm_mma_f16_f32_nn_128x256x32_s4 = mma_kernel!(MMA_F16_F32_NN_128X256), bounds 1;
-        /// f16 → f16, 128 × 256.
-        [cfg(all())] F16F16Nn128x256 => gemm_mma_f16_f16_nn_128x256x32_s4 = mma_kernel!(MMA_F16_F16_NN_128X256), bounds 1;
-        /// f16 → f32, 64 × 64.
+        /// f16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both operands row-major.
+        [cfg(all())] F16F32Nn128x128 => gemm_mma_f16_f32_nn_128x128x64_s3 = mma_kernel!(MMA_F16_F32_NN_128X128), bounds 2;
+        /// f16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `A` stored transposed.
+        [cfg(all())] F16F32Tn128x128 => gemm_mma_f16_f32_tn_128x128x64_s3 = mma_kernel!(MMA_F16_F32_TN_128X128), bounds 2;
+        /// f16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `B` stored transposed.
+        [cfg(all())] F16F32Nt128x128 => gemm_mma_f16_f32_nt_128x128x64_s3 = mma_kernel!(MMA_F16_F32_NT_128X128), bounds 2;
+        /// f16 → f32, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both stored transposed.
+        [cfg(all())] F16F32Tt128x128 => gemm_mma_f16_f32_tt_128x128x64_s3 = mma_kernel!(MMA_F16_F32_TT_128X128), bounds 2;
+        /// f16 → f32, 64 × 64 × 32 of four 32 × 32 warps, 4 stages (small problems: more blocks).
         [cfg(all())] F16F32Nn64x64 => gemm_mma_f16_f32_nn_64x64x32_s4 = mma_kernel!(MMA_F16_F32_NN_64X64), bounds 0;
-        /// f16 → f16, 64 × 64.
+        /// f16 → f16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both operands row-major.
+        [cfg(all())] F16F16Nn128x128 => gemm_mma_f16_f16_nn_128x128x64_s3 = mma_kernel!(MMA_F16_F16_NN_128X128), bounds 2;
+        /// f16 → f16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `A` stored transposed.
+        [cfg(all())] F16F16Tn128x128 => gemm_mma_f16_f16_tn_128x128x64_s3 = mma_kernel!(MMA_F16_F16_TN_128X128), bounds 2;
+        /// f16 → f16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, `B` stored transposed.
+        [cfg(all())] F16F16Nt128x128 => gemm_mma_f16_f16_nt_128x128x64_s3 = mma_kernel!(MMA_F16_F16_NT_128X128), bounds 2;
+        /// f16 → f16, 128 × 128 × 64 of four 64 × 64 warps, 3 stages, both stored transposed.
+        [cfg(all())] F16F16Tt128x128 => gemm_mma_f16_f16_tt_128x128x64_s3 = mma_kernel!(MMA_F16_F16_TT_128X128), bounds 2;
+        /// f16 → f16, 64 × 64 × 32 of four 32 × 32 warps, 4 stages (small problems: more blocks).
         [cfg(all())] F16F16Nn64x64 => gemm_mma_f16_f16_nn_64x64x32_s4 = mma_kernel!(MMA_F16_F16_NN_64X64), bounds 0;
-        /// f32 inputs rounded to tf32 (`cvt.rna`), f32 output, 128 × 128 of
-        /// eight 64 × 32 warps, 3 stages, `B` read n-major. `ldmatrix`
+        /// f32 inputs rounded to tf32 (`cvt.rna`), f32 output, 128 × 128 × 32
+        /// of eight 64 × 32 warps, 3 stages, `B` read n-major. `ldmatrix`
         /// cannot transpose 32-bit elements, so the host stages a row-major
         /// `B` (and a k-major `A`) transposed first.
         [cfg(all())] Tf32Nt128x128 => gemm_mma_tf32_nt_128x128x32_s3 = mma_kernel!(MMA_TF32_NT_128X128), bounds 1;
         /// tf32, 64 × 64, `B` read n-major.
         [cfg(all())] Tf32Nt64x64 => gemm_mma_tf32_nt_64x64x32_s3 = mma_kernel!(MMA_TF32_NT_64X64), bounds 0;
+
+        /// bf16 → bf16, 128 × 128 × 32 of four 64 × 64 warps, 4 stages: twice
+        /// the barriers per `mma` of the 128 × 128 × 64 tile.
+        [cfg(ferrotile_experiments)] Bf16Bf16Nn128x128x32 => gemm_mma_bf16_bf16_nn_128x128x32_s4 = mma_kernel!(MMA_BF16_BF16_NN_128X128X32), bounds 2;
+        /// bf16 → bf16, 128 × 256 × 32 of eight 64 × 64 warps, 4 stages, one block per SM.
+        [cfg(ferrotile_experiments)] Bf16Bf16Nn128x256 => gemm_mma_bf16_bf16_nn_128x256x32_s4 = mma_kernel!(MMA_BF16_BF16_NN_128X256), bounds 1;
+        /// bf16 → bf16, 128 × 128 × 32 of eight 64 × 32 warps, 4 stages.
+        [cfg(ferrotile_experiments)] Bf16Bf16Nn128x128W8 => gemm_mma_bf16_bf16_nn_128x128x32_w8_s4 = mma_kernel!(MMA_BF16_BF16_NN_128X128_W8), bounds 0;
+        /// bf16 → bf16, 256 × 128 × 32 of eight 64 × 64 warps, 3 stages.
+        [cfg(ferrotile_experiments)] Bf16Bf16Nn256x128 => gemm_mma_bf16_bf16_nn_256x128x32_s3 = mma_kernel!(MMA_BF16_BF16_NN_256X128), bounds 1;
     } };
 }
 
