@@ -399,3 +399,12 @@ pub fn exp2_approx(x: f32) -> f32 {
     let y = x.exp2();
     if y != 0.0 && y.abs() < f32::MIN_POSITIVE { 0.0 } else { y }
 }
+
+/// `1 / x` (`rcp.approx.ftz.f32` on the device, within 1 ulp; the
+/// emulator computes the correctly rounded value, subnormal results
+/// flushed to zero as on the device).
+#[inline]
+pub fn rcp_approx(x: f32) -> f32 {
+    let y = 1.0 / x;
+    if y != 0.0 && y.abs() < f32::MIN_POSITIVE { 0.0 } else { y }
+}

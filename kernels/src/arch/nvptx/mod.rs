@@ -187,6 +187,17 @@ pub fn exp2_approx(x: f32) -> f32 {
     y
 }
 
+/// `1 / x` to 1 ulp (`rcp.approx.ftz.f32`; subnormals flush to zero): a
+/// division's cost cut to one special-function instruction in epilogues.
+#[inline(always)]
+pub fn rcp_approx(x: f32) -> f32 {
+    let y: f32;
+    unsafe {
+        core::arch::asm!("rcp.approx.ftz.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack));
+    }
+    y
+}
+
 /// The 32-bit `.shared` state-space address of a generic pointer into
 /// shared memory (what `cp.async` takes as its destination).
 #[inline(always)]

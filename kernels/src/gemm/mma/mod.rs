@@ -41,7 +41,7 @@ use self::index::{a_rows, a_rows_tf32, a_trans_rows, b_rows, b_trans_rows, b_tra
 use super::GemmParams;
 use crate::arch::{
     block_idx_x, block_idx_z, cp_async_16, cp_async_commit, cp_async_wait_group, cvt_rna_tf32_f32, cvt_rn_bf16x2_f32, cvt_rn_f16x2_f32,
-    dynamic_shared, exp2_approx, fma, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16, mma_m16n8k8_tf32, sync_threads,
+    dynamic_shared, exp2_approx, fma, rcp_approx, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16, mma_m16n8k8_tf32, sync_threads,
     thread_idx_x, Global, Shared,
 };
 use crate::launch::LaunchConfig;
@@ -408,10 +408,10 @@ pub fn activate(act: u32, x: f32) -> f32 {
             }
         }
         ACT_GELU_TANH => {
-            // tanh(y) = 1 − 2 / (e^{2y} + 1), exact at ±∞.
+            // x/2 · (1 + tanh y) = x − x / (e^{2y} + 1), exact at ±∞; the
+            // division as one `rcp.approx` (1 ulp) instead of IEEE division.
             let y = 0.797_884_56 * fma(0.044_715 * x, x * x, x);
-            let tanh = 1.0 - 2.0 / (exp(2.0 * y) + 1.0);
-            0.5 * x * (1.0 + tanh)
+            x - x * rcp_approx(exp(2.0 * y) + 1.0)
         }
         _ => x,
     }
@@ -667,11 +667,9 @@ unsafe fn epilogue<O: Value>(
                 v = core::array::from_fn(|e| fma(beta, old[e], v[e]));
             }
             if p.has_bias != 0 {
-                for (e, x) in v.iter_mut().enumerate() {
-                    if gcol + e < n {
-                        *x += bias.read(gcol + e);
-                    }
-                }
+                // `gcol` is a multiple of 4: a whole piece is one 16-byte load.
+                let b = if gcol + 4 <= n { bias.read_vec::<f32x4>(gcol).to_array() } else { core::array::from_fn(|e| if gcol + e < n { bias.read(gcol + e) } else { 0.0 }) };
+                v = core::array::from_fn(|e| v[e] + b[e]);
             }
             if p.activation != ACT_NONE {
                 v = v.map(|x| activate(p.activation, x));
