@@ -28,9 +28,11 @@ use crate::{check, Buffer, Context, Error, Result};
 
 /// Largest channel count of an [`Image`].
 pub const MAX_CHANNELS: usize = 4;
-/// Largest image height (the one-thread-per-pixel rungs use a 2D grid of
-/// 16-row blocks, at most 65 535 blocks high).
-pub const MAX_HEIGHT: usize = 65_535 * 16;
+/// Largest image height: the kernels' thread indices run up to one block
+/// past the last row and must fit their 32-bit indices. (Grids taller than
+/// the launch limit fold their rows into z: no height that fits in memory
+/// is refused for its grid.)
+pub const MAX_HEIGHT: usize = u32::MAX as usize - 64;
 
 /// Storage an [`Image`] can live in: host bytes or a device buffer.
 pub trait ImageData {
@@ -592,9 +594,9 @@ fn blur_checked(
 /// (row-major, `cols` fastest): `output[p][r][c] = fma(input[p][r][c],
 /// scale[p], offset[p])`, on a 3D grid.
 ///
-/// Errors: an extent zero or over `u32::MAX` (`dims`), `planes` over what
-/// a grid of 2-plane blocks reaches, a buffer of the wrong length, a buffer
-/// of another backend.
+/// Errors: an extent zero or within a block of `u32::MAX` (`dims`), a
+/// buffer of the wrong length, a buffer of another backend. Volumes with
+/// more block rows or planes than a grid holds run in grid-sized strides.
 pub fn volume_affine(
     ctx: &Context,
     dims: [usize; 3],
@@ -606,12 +608,13 @@ pub fn volume_affine(
     let planes = check::dim("dims", dims[0])?;
     let rows = check::dim("dims", dims[1])?;
     let cols = check::dim("dims", dims[2])?;
+    // Thread indices run up to a block past each extent.
+    if dims.iter().any(|&d| d > u32::MAX as usize - 64) {
+        return Err(Error::BadArgument { arg: "dims", detail: format!("{dims:?}: an extent is within a block of the kernels' 32-bit indices") });
+    }
     let n = check::product("dims", &dims)?;
     let v = VolumeParams { cols, rows, planes };
     let cfg = ix::volume_config(v);
-    if cfg.grid[1] > k::launch::MAX_GRID_YZ || cfg.grid[2] > k::launch::MAX_GRID_YZ {
-        return Err(Error::BadArgument { arg: "dims", detail: format!("{dims:?} needs a grid of {:?} blocks", cfg.grid) });
-    }
     check::len("input", input, n)?;
     check::len("scale", scale, dims[0])?;
     check::len("offset", offset, dims[0])?;

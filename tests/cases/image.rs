@@ -214,6 +214,16 @@ pub fn cases() -> Vec<Case> {
         v.push(Case::new(format!("image::volume::{}x{}x{}", dims[0], dims[1], dims[2]), move |ctx| volume(ctx, dims)));
     }
     v.push(Case::gpu_only("image::volume::67x513x511", |ctx| volume(ctx, [67, 513, 511])));
+    // Grids over the launch limits (issue 11): 2 M rows fold into z for the
+    // one-thread-per-pixel rungs (16-row blocks: 125 000 block rows), and
+    // 300 000 planes walk the grid's z in strides.
+    for variant in [BlurVariant::Naive, BlurVariant::Tiled] {
+        v.push(Case::gpu_only(format!("image::folded_grid::{}::3x2000000", variant.name()), move |ctx| blur(ctx, variant, 3, 2_000_000, 1, 1)));
+    }
+    v.push(Case::gpu_only("image::folded_grid::rgba_default::5x1100000", |ctx| blur_default(ctx, 5, 1_100_000, 4, 2)));
+    v.push(Case::gpu_only("image::folded_grid::gray_pmpp::2x2100000", |ctx| gray(ctx, GrayVariant::Pmpp, 2, 2_100_000)));
+    v.push(Case::gpu_only("image::folded_grid::volume::300000x3x5", |ctx| volume(ctx, [300_000, 3, 5])));
+    v.push(Case::gpu_only("image::folded_grid::volume::2x300000x3", |ctx| volume(ctx, [2, 300_000, 3])));
     for &va in VecAddVariant::ALL {
         for n in [1usize, 3, 4, 5, 17, 4095, 4096, 4097, 100_003] {
             v.push(Case::new(format!("image::vec_add::{}::n{n}", va.name()), move |ctx| vec_add(ctx, va, n)));

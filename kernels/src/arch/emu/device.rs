@@ -219,7 +219,13 @@ impl<T: Copy> Shared<T> {
     /// Reads element `i` (checked, race-tracked).
     ///
     /// # Safety
-    /// Always safe on the host; unsafe for symmetry with the device.
+    /// On the host the index and alignment are checked (a bad one is a
+    /// reported fault, the thread stops), and a read of bytes no thread
+    /// wrote is reported at the end of the barrier interval. The read
+    /// itself still happens, and shared memory starts as a poison pattern:
+    /// `T` must be valid for every bit pattern (integers, floats and
+    /// vectors of them), as on the device, where unwritten shared memory
+    /// holds garbage.
     #[inline]
     pub unsafe fn load(self, i: usize) -> T {
         let at = self.start(i);
@@ -243,10 +249,11 @@ impl<T: Copy> Shared<T> {
         })
     }
 
-    /// Reads one vector starting at element `i`.
+    /// Reads one vector starting at element `i` (checked as
+    /// [`Shared::load`], with the vector's alignment).
     ///
     /// # Safety
-    /// See [`Shared::load`].
+    /// See [`Shared::load`]: `V` must be valid for every bit pattern.
     #[inline]
     pub unsafe fn load_vec<V: Copy>(self, i: usize) -> V {
         let at = self.start(i);

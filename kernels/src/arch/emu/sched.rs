@@ -372,8 +372,9 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         .iter()
         .map(|t| {
             let tp: *const ThreadCtx = t;
-            // SAFETY: every coroutine is driven to completion or dropped
-            // (force-unwound) before `threads` and `thread` go out of scope.
+            // SAFETY: every coroutine is driven to completion or reset
+            // (see the end of this function) before `threads` and `thread`
+            // go out of scope.
             unsafe {
                 Coroutine::with_stack_unchecked(take_stack(), move |y: &Yielder<(), Yield>, ()| {
                     (*tp).yielder.set(y);
@@ -486,14 +487,21 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         let mut sh = ctx.shared.borrow_mut();
         sh.epoch = sh.epoch.wrapping_add(1);
     };
-    // Give finished stacks back to the pool; unfinished ones are unwound by drop.
-    for co in coros.drain(..) {
-        if co.done() {
-            let s = co.into_stack();
-            STACKS.with(|p| p.borrow_mut().push(s));
-        } else {
-            drop(co);
+    // Give the stacks back to the pool. Threads still suspended (at a
+    // barrier or a collective when another thread faulted) are reset, not
+    // unwound: dropping a suspended coroutine unwinds its stack, which a
+    // `panic = "abort"` build turns into an abort of the whole process,
+    // and a fault must be a typed error instead. Kernel bodies hold only
+    // `Copy` values and the emulator holds no guard across a suspension,
+    // so nothing with a destructor is skipped.
+    for mut co in coros.drain(..) {
+        if !co.done() {
+            // SAFETY: no value with `Drop` lives on a suspended kernel
+            // thread's stack (see above).
+            unsafe { co.force_reset() };
         }
+        let s = co.into_stack();
+        STACKS.with(|p| p.borrow_mut().push(s));
     }
     outcome
 }

@@ -282,3 +282,44 @@ fn cp_async_without_barrier_is_a_race_and_source_is_checked() {
     let m = fault(launch(spec("cp_async_misaligned", 1, 1, 16), &|| unsafe { cp_async_misaligned(gs) }));
     assert!(m.contains("misaligned cp.async read"), "{m}");
 }
+
+/// Set when a [`DropFlag`] is dropped.
+static DROPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A value with a destructor, to see whether a faulted launch unwinds the
+/// suspended threads' stacks.
+struct DropFlag;
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        DROPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_fault_stops_the_launch_without_unwinding_suspended_threads() {
+    // Thread 0 reads past the buffer while the others wait at a barrier
+    // holding a value with a destructor. The launch must report the fault
+    // and reset (not unwind) the waiting threads: under `panic = "abort"`
+    // unwinding them would abort the process. The flags are leaked, never
+    // dropped, and the emulator stays usable.
+    let mut data = vec![0.0f32; 4];
+    let g = unsafe { Global::from_raw_parts(data.as_mut_ptr(), 4, "data") };
+    let thread = move || unsafe {
+        let flag = DropFlag;
+        if thread_idx_x() == 0 {
+            g.read(100);
+        }
+        sync_threads();
+        core::mem::forget(flag);
+    };
+    let before = DROPPED.load(std::sync::atomic::Ordering::SeqCst);
+    let m = fault(launch(spec("drop_flag", 1, 32, 0), &thread));
+    assert!(m.contains("out-of-bounds read") && m.contains("drop_flag"), "{m}");
+    assert_eq!(DROPPED.load(std::sync::atomic::Ordering::SeqCst), before, "a suspended thread was unwound");
+    // The next launch on the same emulator works.
+    let ok = move || unsafe {
+        g.write(thread_idx_x() as usize, 1.0);
+    };
+    launch(spec("after_fault", 1, 4, 0), &ok).expect("launch after a fault");
+    assert_eq!(data, vec![1.0; 4]);
+}

@@ -136,7 +136,9 @@ impl<T: Copy> Shared<T> {
     /// Reads element `i`.
     ///
     /// # Safety
-    /// `i` is inside the launch's dynamic shared memory.
+    /// `i` is inside the launch's dynamic shared memory, aligned for `T`,
+    /// and `T` is valid for every bit pattern (unwritten shared memory
+    /// holds garbage).
     #[inline(always)]
     pub unsafe fn load(self, i: usize) -> T {
         unsafe { *self.ptr.add(i) }
