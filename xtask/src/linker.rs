@@ -53,7 +53,7 @@ pub const KEEP_ENV: &str = "FERROTILE_PTX_KEEP_TEMPS";
 
 /// LLVM's loop-unroll threshold for device code (rustc's codegen and the
 /// linker's `opt`). With the default, register-array accumulators of the
-/// SGEMM tiles stay in local memory; see DESIGN.md "Toolchain".
+/// SGEMM tiles stay in local memory; see docs/design/DESIGN.md, "Toolchain".
 pub const UNROLL_THRESHOLD: u32 = 4000;
 
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
