@@ -21,6 +21,15 @@ pub(crate) const PTX_MODULES: &[(&str, &[u8])] = &[
     ("experiments/sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/experiments-sm_80.ptx.deflate"))),
 ];
 
+/// The kernel (`.entry`) names of a PTX text.
+fn ptx_entries(ptx: &str) -> std::collections::HashSet<String> {
+    ptx.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry ").or_else(|| l.trim_start().strip_prefix(".entry ")))
+        .filter_map(|rest| rest.split('(').next())
+        .map(|name| name.trim().to_string())
+        .collect()
+}
+
 /// An embedded PTX module as text.
 pub(crate) fn ptx_text(deflated: &[u8]) -> Result<String> {
     let bytes = miniz_oxide::inflate::decompress_to_vec(deflated)
@@ -77,7 +86,8 @@ pub struct DeviceInfo {
 pub(crate) struct Cuda {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
-    modules: Vec<Arc<CudaModule>>,
+    /// The loaded modules, each with the names of its kernels.
+    modules: Vec<(Arc<CudaModule>, std::collections::HashSet<String>)>,
     functions: Mutex<HashMap<&'static str, Arc<CudaFunction>>>,
     pub(crate) info: DeviceInfo,
 }
@@ -129,7 +139,12 @@ impl Context {
         let stream = ctx.default_stream();
         let modules = PTX_MODULES
             .iter()
-            .map(|(_, deflated)| ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx_text(deflated)?)).map_err(driver("loading a PTX module")))
+            .map(|(_, deflated)| {
+                let text = ptx_text(deflated)?;
+                let names = ptx_entries(&text);
+                let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(text)).map_err(driver("loading a PTX module"))?;
+                Ok((module, names))
+            })
             .collect::<Result<Vec<_>>>()?;
         use sys::CUdevice_attribute as A;
         let info = DeviceInfo {
@@ -272,7 +287,10 @@ impl Context {
         let f = match fs.get(name) {
             Some(f) => f.clone(),
             None => {
-                let found = c.modules.iter().find_map(|m| m.load_function(name).ok());
+                // Only the module that has the kernel is asked: a failed
+                // lookup is an API error that compute-sanitizer reports.
+                let module = c.modules.iter().find(|(_, names)| names.contains(name));
+                let found = module.and_then(|(m, _)| m.load_function(name).ok());
                 let f = Arc::new(found.ok_or_else(|| Error::Launch {
                     kernel: name,
                     detail: "not in the PTX modules; rebuild with `cargo xtask build-ptx`".into(),
@@ -528,5 +546,18 @@ impl<T: Element> std::fmt::Debug for Buffer<T> {
             Storage::Host { .. } => "emulator",
         };
         write!(f, "Buffer<{}>({} elements, {where_})", std::any::type_name::<T>(), self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_module_lists_its_own_kernels() {
+        let names = ptx_entries(&ptx_text(PTX_MODULES[0].1).unwrap());
+        assert!(names.contains("sgemm_naive") && names.contains("gemm_mma_bf16_f32_nn_128x128x64_s3"), "{} names", names.len());
+        assert!(!names.contains("sgemm_warptile_128x128x8_w64x32"), "an experiment in the default module");
+        assert!(names.iter().all(|n| !n.is_empty() && !n.contains('(')));
     }
 }
