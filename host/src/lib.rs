@@ -30,6 +30,7 @@ mod launch;
 pub mod cublas;
 pub mod gemm;
 pub mod image;
+#[cfg(ferrotile_experiments)]
 pub mod probe;
 pub mod reference;
 pub mod testing;

@@ -42,6 +42,9 @@ pub mod gemm;
 pub mod transpose;
 pub mod variants;
 pub mod vec_add;
+// GPU probes of the warp instructions: test support, built with the
+// experiment kernels (their own PTX module), not shipped.
+#[cfg(ferrotile_experiments)]
 pub mod warp_probe;
 
 #[cfg(target_arch = "nvptx64")]

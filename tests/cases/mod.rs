@@ -8,6 +8,8 @@ mod transpose;
 mod image;
 mod mma;
 mod sgemm;
+// The warp probes are built with the experiment kernels.
+#[cfg(feature = "experiments")]
 mod warp;
 
 /// Every case of every family.
@@ -18,6 +20,7 @@ pub fn all() -> Vec<Case> {
     v.extend(transpose::cases());
     v.extend(image::cases());
     v.extend(sgemm::cases());
+    #[cfg(feature = "experiments")]
     v.extend(warp::cases());
     v.extend(mma::cases());
     v
