@@ -30,6 +30,7 @@ pub use emu::device::*;
 
 pub mod sm80;
 pub use sm80::*;
+pub mod sm90;
 
 /// Alignment (bytes) of the start of dynamic shared memory on both targets.
 pub const SHARED_ALIGN: usize = 16;

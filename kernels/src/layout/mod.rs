@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod fragment;
 mod swizzle;
+pub mod wgmma;
 
 pub use swizzle::Swizzle;
 

@@ -91,6 +91,11 @@ impl<T: Copy> Global<T> {
         self.len == 0
     }
 
+    /// The buffer's name (the kernel argument it was passed as).
+    pub fn name(self) -> &'static str {
+        self.name
+    }
+
     #[inline]
     fn check(self, op: &str, i: usize, n: usize, align: usize) {
         if i.checked_add(n).is_none_or(|end| end > self.len) {
@@ -117,6 +122,14 @@ impl<T: Copy> Global<T> {
     pub unsafe fn read(self, i: usize) -> T {
         self.check("read", i, 1, 1);
         unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Reads element `i` (checked) from memory that may be less aligned
+    /// than `T` (the emulator's tensor maps live in 8-byte aligned host
+    /// buffers).
+    pub(crate) unsafe fn read_unaligned(self, i: usize) -> T {
+        self.check("read", i, 1, 1);
+        unsafe { self.ptr.add(i).read_unaligned() }
     }
 
     /// Writes element `i` (checked).
@@ -183,6 +196,13 @@ impl<T: Copy> Shared<T> {
     #[inline]
     pub fn cast<U>(self) -> Shared<U> {
         Shared { off: self.off, _t: PhantomData }
+    }
+
+    /// The view's `.shared` address (the emulator: its byte offset in the
+    /// block's dynamic shared memory, which starts at address 0).
+    #[inline]
+    pub fn addr(self) -> u32 {
+        self.off as u32
     }
 
     fn access<R>(self, op: &str, i: usize, n: usize, align: usize, f: impl FnOnce(*mut u8, &mut super::sched::SharedState, u32) -> Result<R, std::string::String>) -> R {

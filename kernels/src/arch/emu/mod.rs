@@ -26,6 +26,7 @@
 pub mod device;
 mod sched;
 pub(crate) mod sm80;
+pub(crate) mod sm90;
 mod warp;
 
 pub use sched::{launch, Dim3, EmuError, LaunchSpec};

@@ -83,6 +83,8 @@ pub(crate) enum Yield {
     Barrier,
     /// At a warp collective; its operands are in the thread's `warp` slot.
     Warp,
+    /// Waiting for an mbarrier phase (`spin_on`): resumed in the next pass.
+    Spin,
     /// After reporting a fault; never resumed.
     Fault,
 }
@@ -97,6 +99,10 @@ struct ByteTrack {
     r_ep: u32,
     /// Reader in `r_ep`, or `MULTI` when several threads read.
     r_tid: u32,
+    /// Interval of the last write by the async proxy (a TMA copy landing):
+    /// initialises the byte without taking part in the race checks (the
+    /// copy is ordered by its mbarrier, not by the block barrier).
+    a_ep: u32,
 }
 
 const MULTI: u32 = u32::MAX;
@@ -109,6 +115,9 @@ pub(crate) struct BlockCtx {
     pub(crate) grid_dim: Dim3,
     pub(crate) shared: RefCell<SharedState>,
     pub(crate) fault: RefCell<Option<String>>,
+    /// Hopper's asynchronous state: mbarriers, TMA copies in flight,
+    /// shared memory read by unfinished `wgmma`.
+    pub(crate) hopper: RefCell<super::sm90::BlockAsync>,
 }
 
 pub(crate) struct SharedState {
@@ -157,7 +166,7 @@ impl SharedState {
     pub(crate) fn on_read(&mut self, off: usize, n: usize, tid: u32) -> Result<(), String> {
         for b in off..off + n {
             let t = &mut self.track[b];
-            if t.w_ep < self.block_start && self.pending_uninit.is_none() {
+            if t.w_ep < self.block_start && t.a_ep < self.block_start && self.pending_uninit.is_none() {
                 self.pending_uninit = Some(format!(
                     "thread {tid} read uninitialised shared memory at byte {b} (no thread of this block wrote it)"
                 ));
@@ -178,6 +187,20 @@ impl SharedState {
             }
         }
         Ok(())
+    }
+
+    /// Records that the async proxy wrote `n` bytes at `off` (a TMA copy
+    /// landed): they count as initialised from now on.
+    pub(crate) fn on_async_write(&mut self, off: usize, n: usize) {
+        for t in &mut self.track[off..off + n] {
+            t.a_ep = self.epoch;
+        }
+    }
+
+    /// Whether every byte of `off..off + n` was written in this block (by
+    /// a thread or the async proxy).
+    pub(crate) fn initialised(&self, off: usize, n: usize) -> bool {
+        self.track[off..off + n].iter().all(|t| t.w_ep >= self.block_start || t.a_ep >= self.block_start)
     }
 
     /// Records a write of `n` bytes at `off` by `tid`.
@@ -212,6 +235,8 @@ pub(crate) struct ThreadCtx {
     pub(crate) copies: RefCell<AsyncCopies>,
     /// Operands of the warp collective the thread waits at, then its result.
     pub(crate) warp: Cell<WarpSlot>,
+    /// The mbarrier (address, parity) the thread waits for while it spins.
+    pub(crate) spin_on: Cell<(u32, u32)>,
 }
 
 /// One `cp.async` in flight: its source bytes (read at issue) and where
@@ -291,6 +316,8 @@ enum State {
     AtBarrier,
     /// Waiting at a warp collective.
     AtWarp,
+    /// Waiting for an mbarrier phase; resumed in the next pass.
+    Spinning,
     /// Returned.
     Done,
 }
@@ -349,6 +376,7 @@ fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync))
         grid_dim: spec.grid,
         shared: RefCell::new(shared),
         fault: RefCell::new(None),
+        hopper: RefCell::new(super::sm90::BlockAsync::new(spec.block.volume() as usize)),
     };
     let n = spec.block.volume() as usize;
     let threads: Vec<ThreadCtx> = (0..n)
@@ -358,6 +386,7 @@ fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync))
             yielder: Cell::new(core::ptr::null()),
             copies: RefCell::new(AsyncCopies::default()),
             warp: Cell::new(WarpSlot::default()),
+            spin_on: Cell::new((0, 0)),
         })
         .collect();
     let result = run_threads(&ctx, &threads, thread);
@@ -388,6 +417,15 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         format!("kernel `{}`, block ({}, {}, {}){what}", ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2])
     };
     let outcome = 'schedule: loop {
+        // TMA copies issued in the previous pass land now, and complete
+        // their bytes on their mbarriers.
+        if let Err(m) = super::sm90::land(ctx) {
+            break Err(block(&format!(": {m}")));
+        }
+        let progress_before = ctx.hopper.borrow().progress();
+        // Whether a thread resumed in this pass got anywhere but another
+        // mbarrier wait.
+        let mut moved = false;
         // Every runnable thread runs until it waits, faults or returns, in
         // thread order.
         let mut fault = None;
@@ -398,13 +436,23 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             CURRENT.with(|c| c.set((ctx, &threads[i])));
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| co.resume(())));
             match r {
-                Ok(CoroutineResult::Yield(Yield::Barrier)) => state[i] = State::AtBarrier,
-                Ok(CoroutineResult::Yield(Yield::Warp)) => state[i] = State::AtWarp,
+                Ok(CoroutineResult::Yield(Yield::Barrier)) => {
+                    state[i] = State::AtBarrier;
+                    moved = true;
+                }
+                Ok(CoroutineResult::Yield(Yield::Warp)) => {
+                    state[i] = State::AtWarp;
+                    moved = true;
+                }
+                Ok(CoroutineResult::Yield(Yield::Spin)) => state[i] = State::Spinning,
                 Ok(CoroutineResult::Yield(Yield::Fault)) => {
                     fault = ctx.fault.borrow_mut().take();
                     break;
                 }
-                Ok(CoroutineResult::Return(())) => state[i] = State::Done,
+                Ok(CoroutineResult::Return(())) => {
+                    state[i] = State::Done;
+                    moved = true;
+                }
                 Err(p) => {
                     let what = p
                         .downcast_ref::<&str>()
@@ -444,6 +492,35 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             progressed = true;
         }
         if progressed {
+            continue;
+        }
+
+        // Threads waiting for an mbarrier retry in the next pass while
+        // anything can still change; when every live thread waits and the
+        // pass changed nothing, no phase can ever complete.
+        if state.contains(&State::Spinning) {
+            let hopper = ctx.hopper.borrow();
+            let changed = moved || hopper.progress() != progress_before || hopper.copies_in_flight();
+            drop(hopper);
+            if !changed {
+                let i = state.iter().position(|s| *s == State::Spinning).unwrap_or(0);
+                let (bar, parity) = threads[i].spin_on.get();
+                let n = state.iter().filter(|s| **s == State::Spinning).count();
+                let t = &threads[i];
+                break Err(block(&format!(
+                    ": deadlock: thread ({}, {}, {}) waits for the phase of parity {parity} of the mbarrier at byte {bar} \
+                     ({n} thread(s) wait for mbarriers{}); no arrival, transaction or copy can complete it",
+                    t.idx[0],
+                    t.idx[1],
+                    t.idx[2],
+                    if state.contains(&State::AtBarrier) { ", the others at sync_threads" } else { "" }
+                )));
+            }
+            for s in state.iter_mut() {
+                if *s == State::Spinning {
+                    *s = State::Running;
+                }
+            }
             continue;
         }
 

@@ -3,6 +3,7 @@
 use core::arch::nvptx as ptx;
 
 pub(super) mod sm80;
+pub(super) mod sm90;
 
 macro_rules! special_reg {
     ($($(#[$m:meta])* $name:ident => $intr:ident;)*) => {$(
@@ -131,6 +132,13 @@ impl<T: Copy> Shared<T> {
     #[inline(always)]
     pub fn cast<U>(self) -> Shared<U> {
         Shared { ptr: self.ptr as *mut U }
+    }
+
+    /// The view's `.shared` address (what TMA, mbarrier and `wgmma`
+    /// descriptors take).
+    #[inline(always)]
+    pub fn addr(self) -> u32 {
+        shared_addr(self.ptr)
     }
 
     /// Reads element `i`.

@@ -1,0 +1,393 @@
+//! Host side of [`crate::arch`]'s sm_90a instructions (documented in
+//! `arch/sm90.rs`): mbarriers, TMA copies and `wgmma` on the emulator.
+//!
+//! The block's asynchronous state ([`BlockAsync`]) lives beside its shared
+//! memory: the mbarriers by address, the TMA copies issued but not landed,
+//! and the shared-memory ranges that `wgmma` groups not yet waited for
+//! read. The scheduler lands the copies at the start of each pass
+//! ([`land`]), so a copy issued in one pass is visible to the next.
+
+use std::collections::BTreeMap;
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+use super::device::Global;
+use super::sched::{current, fault, suspend, Yield};
+use crate::arch::sm90::{EmuTensorMap, TensorMap};
+use crate::layout::wgmma::{d_fragment, tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, SWIZZLE_128B, WARPGROUP, WGMMA_K16, WGMMA_M};
+use crate::numeric::{Bf16, F16};
+
+/// One mbarrier: its phase and what the phase still waits for.
+#[derive(Clone, Copy, Debug)]
+struct Mbar {
+    /// Arrivals each phase expects.
+    expected: u32,
+    /// Arrivals still missing in the current phase.
+    pending: u32,
+    /// Transaction bytes still expected in the current phase (may go
+    /// below zero while a copy completes before its `expect_tx`).
+    tx: i64,
+    /// Completed phases (the current phase's parity is `phase & 1`).
+    phase: u32,
+}
+
+/// A TMA copy in flight: its bytes, read when it was issued.
+struct Copy {
+    dst: u32,
+    bytes: Vec<u8>,
+    bar: u32,
+}
+
+/// Shared memory read by one unfinished `wgmma` group of a warpgroup.
+struct Read {
+    warpgroup: u32,
+    group: u32,
+    lo: u32,
+    hi: u32,
+}
+
+/// The asynchronous state of one emulated block.
+pub(crate) struct BlockAsync {
+    mbars: BTreeMap<u32, Mbar>,
+    copies: Vec<Copy>,
+    reads: Vec<Read>,
+    /// Per thread: the index of its open `wgmma` group (= groups committed).
+    committed: Vec<u32>,
+    /// Changes to mbarriers (arrivals, transactions, phases): the scheduler
+    /// tells a deadlock from a wait that is still making progress.
+    progress: u64,
+}
+
+impl BlockAsync {
+    pub(crate) fn new(threads: usize) -> Self {
+        BlockAsync { mbars: BTreeMap::new(), copies: Vec::new(), reads: Vec::new(), committed: std::vec![0; threads], progress: 0 }
+    }
+
+    pub(crate) fn progress(&self) -> u64 {
+        self.progress
+    }
+
+    pub(crate) fn copies_in_flight(&self) -> bool {
+        !self.copies.is_empty()
+    }
+
+    fn mbar(&mut self, bar: u32, op: &str) -> Result<&mut Mbar, String> {
+        self.mbars.get_mut(&bar).ok_or_else(|| format!("{op} on byte {bar}, which holds no initialised mbarrier"))
+    }
+
+    /// Applies an arrival (`arrivals` of them) and `tx` transaction bytes
+    /// to `bar`; completes the phase when nothing is missing.
+    fn update(&mut self, bar: u32, arrivals: u32, tx: i64, op: &str) -> Result<(), String> {
+        let m = self.mbar(bar, op)?;
+        if arrivals > m.pending {
+            return Err(format!(
+                "{op} on the mbarrier at byte {bar}: more arrivals than the {} its phase expects",
+                m.expected
+            ));
+        }
+        m.pending -= arrivals;
+        m.tx += tx;
+        if m.pending == 0 && m.tx == 0 {
+            m.phase += 1;
+            m.pending = m.expected;
+        }
+        self.progress += 1;
+        Ok(())
+    }
+}
+
+/// Runs `f` on the block's asynchronous state; a returned error is a fault
+/// of the calling thread.
+fn with_async<R>(f: impl FnOnce(&mut BlockAsync) -> Result<R, String>) -> R {
+    let (b, _) = current();
+    let r = f(&mut b.hopper.borrow_mut());
+    r.unwrap_or_else(|m| fault(m))
+}
+
+/// Checks that `n` bytes at `addr` lie inside the block's shared memory.
+fn check_shared(addr: u32, n: u32, what: &str) {
+    let (b, _) = current();
+    let len = b.shared.borrow().len;
+    if addr as usize + n as usize > len {
+        fault(format!("{what}: bytes {addr}..{} are outside the {len} bytes of dynamic shared memory", addr as usize + n as usize));
+    }
+}
+
+pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
+    if bar % 8 != 0 {
+        fault(format!("mbarrier.init at byte {bar}: an mbarrier is 8-byte aligned"));
+    }
+    if count == 0 || count >= 1 << 20 {
+        fault(format!("mbarrier.init at byte {bar}: count {count} is outside 1..2^20"));
+    }
+    check_shared(bar, 8, "mbarrier.init");
+    with_async(|a| {
+        a.mbars.insert(bar, Mbar { expected: count, pending: count, tx: 0, phase: 0 });
+        a.progress += 1;
+        Ok(())
+    })
+}
+
+/// Arrives, then yields to the other threads until the next pass: a
+/// consumer that releases a stage too early (before `wgmma.wait_group`
+/// retired the group reading it) lets the producer refill the stage while
+/// the reads are in flight, and the refill's check reports it.
+pub(crate) unsafe fn mbarrier_arrive(bar: u32) {
+    with_async(|a| a.update(bar, 1, 0, "mbarrier.arrive"));
+    let (_, t) = current();
+    t.spin_on.set((bar, 2));
+    suspend(Yield::Spin);
+}
+
+pub(crate) unsafe fn mbarrier_arrive_expect_tx(bar: u32, bytes: u32) {
+    with_async(|a| a.update(bar, 1, bytes as i64, "mbarrier.arrive.expect_tx"))
+}
+
+pub(crate) unsafe fn mbarrier_wait(bar: u32, parity: u32) {
+    if parity > 1 {
+        fault(format!("mbarrier wait on byte {bar} with parity {parity} (0 or 1)"));
+    }
+    loop {
+        let phase = with_async(|a| Ok(a.mbar(bar, "mbarrier.try_wait.parity")?.phase));
+        // The phase of parity `parity` has completed when the current
+        // phase has the other parity.
+        if phase & 1 != parity {
+            return;
+        }
+        let (_, t) = current();
+        t.spin_on.set((bar, parity));
+        suspend(Yield::Spin);
+    }
+}
+
+pub(crate) unsafe fn fence_proxy_tensormap(maps: Global<TensorMap>, i: usize) {
+    // The read checks that the map is inside its buffer.
+    let _ = unsafe { maps.read_unaligned(i) };
+}
+
+/// Issues a TMA copy: reads the box now (zero outside the tensor), checks
+/// the destination, and queues the bytes to land in the next pass.
+pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32) {
+    let map = unsafe { maps.read_unaligned(i) };
+    let Some(m) = EmuTensorMap::decode(&map) else {
+        fault(format!("cp.async.bulk.tensor: tensor map {i} of `{}` is not an emulator tensor map", maps.name()));
+    };
+    let es = m.elem_bytes;
+    if m.box_[0] * es != ROW_BYTES {
+        fault(format!("cp.async.bulk.tensor: box rows of {} bytes; the 128-byte swizzle wants 128", m.box_[0] * es));
+    }
+    if dst % ATOM_BYTES != 0 {
+        fault(format!("cp.async.bulk.tensor: destination byte {dst} is not 1024-byte aligned (128-byte swizzle)"));
+    }
+    let n = m.box_[0] * m.box_[1] * m.box_[2] * es;
+    check_shared(dst, n, "cp.async.bulk.tensor destination");
+    let mut bytes = std::vec![0u8; n as usize];
+    for z in 0..m.box_[2] {
+        for y in 0..m.box_[1] {
+            for x in 0..m.box_[0] {
+                let g = [coords[0] as i64 + x as i64, coords[1] as i64 + y as i64, coords[2] as i64 + z as i64];
+                let inside = (0..3).all(|d| g[d] >= 0 && g[d] < m.dims[d] as i64);
+                if !inside {
+                    continue;
+                }
+                let off = g[0] as u64 * es as u64 + g[1] as u64 * m.strides[0] + g[2] as u64 * m.strides[1];
+                if off + es as u64 > m.len {
+                    fault(format!(
+                        "cp.async.bulk.tensor: element ({}, {}, {}) at byte {off} is past the {} bytes of the tensor's buffer",
+                        g[0], g[1], g[2], m.len
+                    ));
+                }
+                // SAFETY: inside the buffer the map describes (checked).
+                let src = unsafe { core::slice::from_raw_parts((m.base + off) as *const u8, es as usize) };
+                // The box is row-major with 128-byte rows, swizzled by address.
+                let row = z * m.box_[1] + y;
+                let at = tma_box(dst, x, row, es) - dst;
+                bytes[at as usize..(at + es) as usize].copy_from_slice(src);
+            }
+        }
+    }
+    with_async(|a| {
+        a.mbar(bar, "cp.async.bulk.tensor completion")?;
+        let (lo, hi) = (dst, dst + n);
+        if let Some(r) = a.reads.iter().find(|r| r.lo < hi && lo < r.hi) {
+            return Err(format!(
+                "cp.async.bulk.tensor into bytes {lo}..{hi}, which an unfinished wgmma group of warpgroup {} still reads \
+                 (bytes {}..{}): the stage was refilled before wgmma.wait_group retired the group that reads it",
+                r.warpgroup, r.lo, r.hi
+            ));
+        }
+        if let Some(c) = a.copies.iter().find(|c| c.dst < hi && lo < c.dst + c.bytes.len() as u32) {
+            return Err(format!("cp.async.bulk.tensor into bytes {lo}..{hi} while another copy into byte {} is in flight", c.dst));
+        }
+        a.copies.push(Copy { dst, bytes, bar });
+        Ok(())
+    })
+}
+
+/// Lands every TMA copy in flight: writes its bytes to shared memory
+/// (initialised, outside the race checks) and completes them on its
+/// mbarrier. Called by the scheduler at the start of each pass.
+pub(crate) fn land(b: &super::sched::BlockCtx) -> Result<(), String> {
+    let mut a = b.hopper.borrow_mut();
+    if a.copies.is_empty() {
+        return Ok(());
+    }
+    let copies = core::mem::take(&mut a.copies);
+    let mut sh = b.shared.borrow_mut();
+    for c in copies {
+        let n = c.bytes.len();
+        // SAFETY: dst..dst + n was checked against the shared size at issue.
+        unsafe { core::ptr::copy_nonoverlapping(c.bytes.as_ptr(), sh.bytes().add(c.dst as usize), n) };
+        sh.on_async_write(c.dst as usize, n);
+        a.update(c.bar, 0, -(n as i64), "a TMA copy's completion")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn wgmma_fence() {}
+
+/// Closes the thread's open group.
+pub(crate) fn wgmma_commit_group() {
+    let (_, t) = current();
+    with_async(|a| {
+        a.committed[t.linear as usize] += 1;
+        Ok(())
+    })
+}
+
+/// Retires the groups older than the `N` most recent: their shared-memory
+/// reads are over.
+pub(crate) fn wgmma_wait_group<const N: u32, const R: usize>(_acc: &mut [u32; R]) {
+    let (_, t) = current();
+    let tid = t.linear;
+    with_async(|a| {
+        let done_below = a.committed[tid as usize].saturating_sub(N);
+        // Reads are registered by the warpgroup's first thread.
+        if tid % WARPGROUP == 0 {
+            let wg = tid / WARPGROUP;
+            a.reads.retain(|r| r.warpgroup != wg || r.group >= done_below);
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn fence_proxy_async_shared() {}
+pub(crate) fn setmaxnreg_inc_232() {}
+pub(crate) fn setmaxnreg_dec_40() {}
+
+/// Element kinds of `wgmma` operands.
+#[derive(Clone, Copy)]
+enum Ty {
+    Bf16,
+    F16,
+}
+
+/// One `wgmma.m64nNk16` of the calling thread: its accumulator fragment
+/// from the operands the descriptors address (the warpgroup's first thread
+/// also checks the operands and registers the bytes read as in flight).
+fn wgmma<const R: usize>(ty: Ty, ta: bool, tb: bool, acc: &mut [u32; R], desc_a: u64, desc_b: u64, scale_d: bool) {
+    let n = 2 * R as u32;
+    let (b, t) = current();
+    let threads = b.block_dim.volume() as u32;
+    let tid = t.linear;
+    let wg = tid / WARPGROUP;
+    if (wg + 1) * WARPGROUP > threads {
+        fault(format!("wgmma: thread {tid} is in warpgroup {wg}, which the block of {threads} threads does not fill"));
+    }
+    let (da, db) = (SmemDesc::decode(desc_a), SmemDesc::decode(desc_b));
+    for (d, which) in [(da, "A"), (db, "B")] {
+        if d.swizzle != SWIZZLE_128B || d.base_offset != 0 {
+            fault(format!("wgmma: operand {which}'s descriptor has swizzle mode {} and base offset {}; the emulator models the 128-byte swizzle with base offset 0", d.swizzle, d.base_offset));
+        }
+    }
+    let es = 2;
+    let a_at = |m: u32, k: u32| if ta { da.mn_major(m, k, es) } else { da.k_major(m, k, es) };
+    let b_at = |k: u32, nn: u32| if tb { db.mn_major(nn, k, es) } else { db.k_major(nn, k, es) };
+    let mut sh = b.shared.borrow_mut();
+    let len = sh.len as u32;
+    if tid % WARPGROUP == 0 {
+        // The warpgroup's first thread checks the operands (the others
+        // use the same descriptors) and registers them as read until the
+        // group is waited for.
+        let span = |at: &dyn Fn(u32, u32) -> u32, rows: u32| {
+            let (mut lo, mut hi) = (u32::MAX, 0);
+            for r in 0..rows {
+                for k in 0..WGMMA_K16 {
+                    let x = at(r, k);
+                    lo = lo.min(x);
+                    hi = hi.max(x + es);
+                }
+            }
+            (lo, hi)
+        };
+        let spans = [(span(&a_at, WGMMA_M), "A"), (span(&|nn, k| b_at(k, nn), n), "B")];
+        let mut ab = b.hopper.borrow_mut();
+        for ((lo, hi), which) in spans {
+            let problem = if hi > len {
+                Some(format!("reaches byte {hi}, past the {len} bytes of dynamic shared memory"))
+            } else if let Some(c) = ab.copies.iter().find(|c| c.dst < hi && lo < c.dst + c.bytes.len() as u32) {
+                Some(format!("reads what the TMA copy to byte {} has not written yet: wait on its mbarrier first", c.dst))
+            } else if !sh.initialised(lo as usize, (hi - lo) as usize) {
+                Some("reads uninitialised shared memory".into())
+            } else {
+                None
+            };
+            if let Some(p) = problem {
+                drop(ab);
+                drop(sh);
+                fault(format!("wgmma: operand {which} (bytes {lo}..{hi}) {p}"));
+            }
+            let group = ab.committed[tid as usize];
+            ab.reads.push(Read { warpgroup: wg, group, lo, hi });
+        }
+    }
+    let bytes = sh.bytes();
+    let read = |at: u32| -> f32 {
+        if at + es > len {
+            return f32::NAN;
+        }
+        // SAFETY: inside shared memory (checked above).
+        let bits = unsafe { (bytes.add(at as usize) as *const u16).read_unaligned() };
+        match ty {
+            Ty::Bf16 => Bf16(bits).to_f32(),
+            Ty::F16 => F16(bits).to_f32(),
+        }
+    };
+    drop(sh);
+    // The thread's two rows of A, then each of its columns of B once.
+    let tw = tid % WARPGROUP;
+    let rows = [d_fragment(tw, 0).0, d_fragment(tw, 2).0];
+    let a_rows: [[f32; WGMMA_K16 as usize]; 2] = core::array::from_fn(|h| core::array::from_fn(|k| read(a_at(rows[h], k as u32))));
+    for i in 0..R / 4 {
+        for e in 0..2 {
+            let col = d_fragment(tw, (4 * i + e) as u32).1;
+            debug_assert!(col < n);
+            let bcol: [f32; WGMMA_K16 as usize] = core::array::from_fn(|k| read(b_at(k as u32, col)));
+            for (h, arow) in a_rows.iter().enumerate() {
+                let reg = 4 * i + 2 * h + e;
+                debug_assert_eq!(d_fragment(tw, reg as u32), (rows[h], col));
+                let mut v = if scale_d { f32::from_bits(acc[reg]) } else { 0.0 };
+                for k in 0..WGMMA_K16 as usize {
+                    v = core::f32::math::mul_add(arow[k], bcol[k], v);
+                }
+                acc[reg] = v.to_bits();
+            }
+        }
+    }
+}
+
+macro_rules! wgmma_entry {
+    ($($name:ident, $n:literal, $ty:expr;)*) => {$(
+        pub(crate) unsafe fn $name<const TA: bool, const TB: bool>(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+            wgmma($ty, TA, TB, acc, desc_a, desc_b, scale_d)
+        }
+    )*};
+}
+
+wgmma_entry! {
+    wgmma_m64n256k16_bf16, 256, Ty::Bf16;
+    wgmma_m64n128k16_bf16, 128, Ty::Bf16;
+    wgmma_m64n256k16_f16, 256, Ty::F16;
+    wgmma_m64n128k16_f16, 128, Ty::F16;
+}
