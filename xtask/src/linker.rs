@@ -45,6 +45,10 @@ pub const ENV: &str = "FERROTILE_PTX_LINKER";
 /// of entry names dropped from the exported kernels.
 pub const EXCLUDE_ENV: &str = "FERROTILE_PTX_EXCLUDE";
 
+/// Set by `build-ptx` to the `-mattr` of `llc` (e.g. `+ptx85`; empty:
+/// the target's default PTX ISA version).
+pub const MATTR_ENV: &str = "FERROTILE_PTX_MATTR";
+
 /// Overrides where `llvm-link`, `opt` and `llc` are looked up.
 pub const TOOLS_ENV: &str = "FERROTILE_LLVM_TOOLS";
 
@@ -365,15 +369,12 @@ fn link_ptx(link: &LinkArgs) -> Result<()> {
         l => l,
     };
     let tmp_ptx = work.join("out.ptx");
-    tool(
-        Command::new(&llc)
-            .arg(format!("-O{llc_level}"))
-            .arg(format!("-mcpu={cpu}"))
-            .arg(format!("-mtriple={TARGET}"))
-            .arg(&opt_bc)
-            .arg("-o")
-            .arg(&tmp_ptx),
-    )?;
+    let mut llc_cmd = Command::new(&llc);
+    llc_cmd.arg(format!("-O{llc_level}")).arg(format!("-mcpu={cpu}")).arg(format!("-mtriple={TARGET}"));
+    if let Some(mattr) = std::env::var(MATTR_ENV).ok().filter(|m| !m.is_empty()) {
+        llc_cmd.arg(format!("-mattr={mattr}"));
+    }
+    tool(llc_cmd.arg(&opt_bc).arg("-o").arg(&tmp_ptx))?;
     // 5. Launch bounds.
     let text = util::read(&tmp_ptx)?;
     let text = String::from_utf8(text).context("llc wrote PTX that is not UTF-8")?;

@@ -24,14 +24,28 @@ pub struct PtxTarget {
     pub cfgs: &'static [&'static str],
     /// The GPUs `ptxas` compiles this PTX for in the report.
     pub ptxas_archs: &'static [&'static str],
+    /// The PTX ISA version `llc` writes (`-mattr=+ptxNN`), when the
+    /// target's default is older than the instructions need.
+    pub ptx_isa: Option<&'static str>,
 }
 
 /// Every PTX build, in build order. The sm_80 baseline runs from Ampere on
-/// and is checked for Hopper too; the experiments module holds the kernels
-/// kept for the record (feature `experiments`), which no default build
-/// loads.
+/// and is checked for Hopper too; the sm_90a module holds only the Hopper
+/// kernels (`wgmma`, TMA: cfg `ferrotile_sm90a`; PTX ISA 8.5 for the
+/// tensor-map fence), loaded on compute capability 9.0; the experiments
+/// module holds the kernels kept for the record (feature `experiments`),
+/// which no default build loads.
 pub const TARGETS: &[PtxTarget] = &[
-    PtxTarget { arch: "sm_80", file: "sm_80", exclude_kernels_of: None, features: &[], cfgs: &[], ptxas_archs: &["sm_80", "sm_90"] },
+    PtxTarget { arch: "sm_80", file: "sm_80", exclude_kernels_of: None, features: &[], cfgs: &[], ptxas_archs: &["sm_80", "sm_90"], ptx_isa: None },
+    PtxTarget {
+        arch: "sm_90a",
+        file: "sm_90a",
+        exclude_kernels_of: Some("sm_80"),
+        features: &[],
+        cfgs: &["ferrotile_sm90a"],
+        ptxas_archs: &["sm_90a"],
+        ptx_isa: Some("ptx85"),
+    },
     PtxTarget {
         arch: "sm_80",
         file: "experiments/sm_80",
@@ -39,6 +53,7 @@ pub const TARGETS: &[PtxTarget] = &[
         features: &["experiments"],
         cfgs: &[],
         ptxas_archs: &["sm_80", "sm_90"],
+        ptx_isa: None,
     },
 ];
 
@@ -134,7 +149,10 @@ pub fn compile(target: &PtxTarget, built: &[(&str, String)]) -> Result<String> {
     // Set, and empty: cargo then ignores RUSTFLAGS, CARGO_BUILD_RUSTFLAGS,
     // CARGO_TARGET_*_RUSTFLAGS and `rustflags` in config files, so flags of
     // the outer (host) build never reach the device build.
-    cmd.env("CARGO_ENCODED_RUSTFLAGS", "").env(linker::ENV, "1").env(linker::EXCLUDE_ENV, &exclude);
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", "")
+        .env(linker::ENV, "1")
+        .env(linker::EXCLUDE_ENV, &exclude)
+        .env(linker::MATTR_ENV, target.ptx_isa.map(|v| format!("+{v}")).unwrap_or_default());
     let artifacts = artifacts::cargo_artifacts(&mut cmd)
         .with_context(|| format!("building the PTX for {} failed", target.file))?;
     let ptx = artifacts
