@@ -5,13 +5,14 @@
 //! * [`mma`]: tensor cores through `mma.sync` (sm_80 and later): bf16,
 //!   f16 and tf32 inputs, f32 accumulation, batched, fused bias and
 //!   activation;
-//! * (to come) `wgmma`: Hopper's asynchronous warpgroup `mma` fed by TMA.
+//! * [`wgmma`]: Hopper's asynchronous warpgroup `mma` fed by TMA (sm_90a).
 //!
 //! `A` is `(m, k)` with leading dimension `lda`, `B` is `(k, n)` with `ldb`,
 //! `C` is `(m, n)` with `ldc`.
 
 pub mod mma;
 pub mod simt;
+pub mod wgmma;
 
 use crate::arch::{fma, Global};
 use crate::layout::Layout2;

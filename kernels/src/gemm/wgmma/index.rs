@@ -1,0 +1,245 @@
+//! Index math of the wgmma engine: where each stage's tiles and barriers
+//! sit in shared memory, which TMA boxes fill a stage, the `wgmma`
+//! descriptors that read them back, and the order of the block tiles a
+//! persistent block walks. The kernel calls these functions; the tests
+//! check that the descriptors see every element where TMA put it.
+
+use crate::layout::wgmma::{SmemDesc, ATOM_BYTES, ROW_BYTES, WGMMA_K16, WGMMA_M};
+
+/// `k` per stage: one 128-byte swizzled row of 16-bit elements.
+pub const BK: usize = 64;
+
+/// Bytes per operand element (bf16 / f16).
+pub const ES: usize = 2;
+
+/// Bytes of one 64 × 64 block of an m/n-major operand (64 rows of `k`, 128
+/// bytes of `m` or `n` each), the box TMA copies for it.
+pub const MN_BLOCK_BYTES: usize = 64 * ROW_BYTES as usize;
+
+/// Warpgroups that compute (each owns `64` rows of the block tile).
+pub const CONSUMERS: usize = 2;
+
+/// Threads per block: one producer warpgroup and [`CONSUMERS`].
+pub const THREADS: usize = 128 * (1 + CONSUMERS);
+
+/// Arrivals that release a stage: one per consumer warp.
+pub const EMPTY_ARRIVALS: u32 = (CONSUMERS * 4) as u32;
+
+/// Block tile rows: 64 per consumer warpgroup.
+pub const BM: usize = WGMMA_M as usize * CONSUMERS;
+
+/// Where a block's shared memory goes, from a 1024-byte aligned `base`:
+/// `stages` stages of the `A` tile (`BM × BK`) then the `B` tile
+/// (`BN × BK`), then the `full` and `empty` mbarriers of each stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmemPlan {
+    /// Block tile columns.
+    pub bn: usize,
+    /// Stages of the ring.
+    pub stages: usize,
+}
+
+impl SmemPlan {
+    /// Bytes of a stage's `A` tile.
+    pub const fn a_bytes(&self) -> usize {
+        BM * BK * ES
+    }
+    /// Bytes of a stage's `B` tile.
+    pub const fn b_bytes(&self) -> usize {
+        self.bn * BK * ES
+    }
+    /// Bytes of one stage (what its TMA copies deliver).
+    pub const fn stage_bytes(&self) -> usize {
+        self.a_bytes() + self.b_bytes()
+    }
+    /// Offset of stage `s`'s `A` tile from the base.
+    #[inline(always)]
+    pub const fn a(&self, s: usize) -> usize {
+        s * self.stage_bytes()
+    }
+    /// Offset of stage `s`'s `B` tile.
+    #[inline(always)]
+    pub const fn b(&self, s: usize) -> usize {
+        self.a(s) + self.a_bytes()
+    }
+    /// Offset of the mbarrier stage `s`'s copies complete on.
+    #[inline(always)]
+    pub const fn full(&self, s: usize) -> usize {
+        self.stages * self.stage_bytes() + 8 * s
+    }
+    /// Offset of the mbarrier the consumers release stage `s` on.
+    #[inline(always)]
+    pub const fn empty(&self, s: usize) -> usize {
+        self.full(self.stages + s)
+    }
+    /// Dynamic shared memory to request: the plan plus the slack that
+    /// aligns the base to 1024 bytes.
+    pub const fn shared_bytes(&self) -> usize {
+        ATOM_BYTES as usize + self.full(2 * self.stages)
+    }
+}
+
+/// The first `.shared` address at or after `addr` that is a multiple of
+/// 1024 (the 128-byte swizzle's atom).
+#[inline(always)]
+pub const fn align_base(addr: u32) -> u32 {
+    addr.next_multiple_of(ATOM_BYTES)
+}
+
+/// The TMA boxes of an operand tile of `rows` (`BM` of `A` or `BN` of
+/// `B`) by [`BK`]: `(byte offset in the tile, coordinates of the box
+/// in the stored matrix, innermost first)` of box `q`, for `k` tile `kt`
+/// at row (or column) `r0`, batch `z`. A k-major operand (rows of `k`
+/// contiguous) is one box of `64 × rows`; an m/n-major one is `rows / 64`
+/// boxes of `64 × 64`, [`MN_BLOCK_BYTES`] apart.
+#[inline(always)]
+pub const fn tile_box(mn_major: bool, q: usize, r0: usize, kt: usize, z: usize) -> (usize, [i32; 3]) {
+    if mn_major {
+        (q * MN_BLOCK_BYTES, [(r0 + 64 * q) as i32, (kt * BK) as i32, z as i32])
+    } else {
+        (0, [(kt * BK) as i32, r0 as i32, z as i32])
+    }
+}
+
+/// Boxes per operand tile of `rows` (see [`tile_box`]).
+pub const fn tile_boxes(mn_major: bool, rows: usize) -> usize {
+    if mn_major { rows / 64 } else { 1 }
+}
+
+/// The box TMA copies per operand (innermost first): `64 × rows` for a
+/// k-major tile, `64 × 64` for an m/n-major one.
+pub const fn box_dims(mn_major: bool, rows: usize) -> [u32; 3] {
+    if mn_major { [64, 64, 1] } else { [BK as u32, rows as u32, 1] }
+}
+
+/// The descriptor of the operand tile at `tile` (a `.shared` address) for
+/// the `wgmma` at `k` step `j` (`0..BK/16`), rows `64g..64g + 64` (for `A`:
+/// consumer `g`; for `B`: 0, the whole `N` in one instruction).
+#[inline(always)]
+pub const fn operand_desc(mn_major: bool, tile: u32, g: usize, j: usize) -> u64 {
+    let d = if mn_major {
+        // 64 × 64 blocks: block `g` holds rows 64g.., `k` step j is 16 rows
+        // of 128 bytes further; the next 64 columns of `n` are LBO away.
+        SmemDesc::sw128(
+            tile + (g * MN_BLOCK_BYTES) as u32 + j as u32 * WGMMA_K16 * ROW_BYTES,
+            MN_BLOCK_BYTES as u32,
+            ATOM_BYTES,
+        )
+    } else {
+        // Rows of 128 bytes: rows 64g.. start 64g rows in, `k` step j is
+        // 16 elements further along the row.
+        SmemDesc::sw128(tile + (g * 64) as u32 * ROW_BYTES + j as u32 * WGMMA_K16 * ES as u32, 16, ATOM_BYTES)
+    };
+    d.encode()
+}
+
+/// The block tile `tile` of a persistent block's walk: `(batch, m0, n0)`.
+/// Tiles go batch by batch; inside a batch, [`crate::gemm::mma::index::block_tile`]'s
+/// grouped order (column of 8 block rows at a time), so the blocks running
+/// together share their `A` rows and `B` columns in L2.
+#[inline(always)]
+pub const fn tile_origin(tile: usize, tiles_m: usize, tiles_n: usize, bn: usize) -> (usize, usize, usize) {
+    let per_batch = tiles_m * tiles_n;
+    let (z, t) = (tile / per_batch, tile % per_batch);
+    let (tm, tn) = crate::gemm::mma::index::block_tile(t, tiles_m, tiles_n, GROUP);
+    (z, tm * BM, tn * bn)
+}
+
+/// Block rows walked together by [`tile_origin`].
+pub const GROUP: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::wgmma::tma_box;
+    use std::collections::HashSet;
+
+    /// For both orientations of both operands: the descriptors of every
+    /// `wgmma` of a stage address each element of the tile exactly where
+    /// the TMA boxes wrote it.
+    #[test]
+    fn descriptors_read_what_the_boxes_wrote() {
+        let es = ES as u32;
+        for rows in [64usize, 128, 256] {
+            for mn_major in [false, true] {
+                let tile = 7 * ATOM_BYTES;
+                // Where TMA puts (row, k) of the tile.
+                let written = |r: usize, k: usize| -> u32 {
+                    if mn_major {
+                        let (off, _) = tile_box(true, r / 64, 0, 0, 0);
+                        tma_box(tile + off as u32, (r % 64) as u32, k as u32, es)
+                    } else {
+                        tma_box(tile, k as u32, r as u32, es)
+                    }
+                };
+                let mut seen = HashSet::new();
+                let groups = rows / 64;
+                for g in 0..groups {
+                    for j in 0..BK / 16 {
+                        let d = SmemDesc::decode(operand_desc(mn_major, tile, g, j));
+                        for r in 0..64u32 {
+                            for k in 0..16u32 {
+                                let (row, kk) = (g * 64 + r as usize, j * 16 + k as usize);
+                                let at = if mn_major { d.mn_major(r, k, es) } else { d.k_major(r, k, es) };
+                                assert_eq!(at, written(row, kk), "rows {rows} mn {mn_major} row {row} k {kk}");
+                                assert!(seen.insert(at));
+                            }
+                        }
+                    }
+                }
+                assert_eq!(seen.len(), rows * BK);
+                assert!(seen.iter().all(|&a| a >= tile && a < tile + (rows * BK * ES) as u32));
+            }
+        }
+    }
+
+    /// `B` of `n` columns read by one `wgmma` of `N = n` through the m/n-major
+    /// descriptor of consumer 0 reaches all `n / 64` blocks.
+    #[test]
+    fn one_descriptor_spans_the_n_blocks() {
+        let tile = 0;
+        for n in [128u32, 256] {
+            let d = SmemDesc::decode(operand_desc(true, tile, 0, 1));
+            let blocks: HashSet<u32> = (0..n).map(|c| d.mn_major(c, 0, 2) / MN_BLOCK_BYTES as u32).collect();
+            assert_eq!(blocks.len() as u32, n / 64);
+        }
+    }
+
+    #[test]
+    fn the_plan_is_aligned_and_disjoint() {
+        for (bn, stages) in [(128usize, 6usize), (256, 4), (256, 3)] {
+            let p = SmemPlan { bn, stages };
+            for s in 0..stages {
+                assert_eq!(p.a(s) % ATOM_BYTES as usize, 0);
+                assert_eq!(p.b(s) % ATOM_BYTES as usize, 0);
+                assert_eq!(p.b(s) + p.b_bytes(), p.a(s + 1));
+                assert_eq!(p.full(s) % 8, 0);
+                assert!(p.empty(s) >= p.full(stages - 1) + 8);
+            }
+            assert!(p.shared_bytes() <= 227 * 1024, "{bn} {stages}: {}", p.shared_bytes());
+            // The boxes of one stage deliver exactly the stage's bytes.
+            for mn in [false, true] {
+                let a: usize = (0..tile_boxes(mn, BM)).map(|_| box_dims(mn, BM).iter().product::<u32>() as usize * ES).sum();
+                let b: usize = (0..tile_boxes(mn, bn)).map(|_| box_dims(mn, bn).iter().product::<u32>() as usize * ES).sum();
+                assert_eq!(a + b, p.stage_bytes());
+            }
+        }
+        assert_eq!(align_base(0), 0);
+        assert_eq!(align_base(1), 1024);
+        assert_eq!(align_base(1024 + 16), 2048);
+    }
+
+    /// A persistent walk visits every tile of every batch once, in bounds.
+    #[test]
+    fn the_tile_walk_is_a_bijection() {
+        for (tm, tn, batches, bn) in [(1usize, 1usize, 1usize, 256usize), (3, 5, 2, 128), (17, 9, 3, 256), (8, 8, 1, 256)] {
+            let mut seen = HashSet::new();
+            for t in 0..tm * tn * batches {
+                let (z, m0, n0) = tile_origin(t, tm, tn, bn);
+                assert!(z < batches && m0 < tm * BM && n0 < tn * bn);
+                assert_eq!((m0 % BM, n0 % bn), (0, 0));
+                assert!(seen.insert((z, m0, n0)));
+            }
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! The Hopper tensor-core engine (sm_90a): `C = act(α·op(A)·op(B) + β·C +
+//! bias)` with bf16 or f16 inputs, f32 accumulation and f32 or 16-bit
+//! output, batched, any shape — TMA copies into a ring of 128-byte-swizzled
+//! stages, `wgmma` reading them through descriptors, one warp-specialised,
+//! persistent block per multiprocessor.
+//!
+//! * **Warp specialisation.** A block is three warpgroups. The first is
+//!   the producer: it gives most of its registers back (`setmaxnreg.dec`)
+//!   and one of its threads issues the TMA copies of each stage, waiting
+//!   for the stage's `empty` mbarrier before refilling it and announcing
+//!   the bytes on its `full` mbarrier. The other two are consumers (each
+//!   `64 × BN` of the `128 × BN` block tile, with `setmaxnreg.inc` to hold
+//!   `BN / 2` f32 accumulators per thread): they wait for `full`, issue the
+//!   stage's four `wgmma` (k = 16 each) asynchronously, and release the
+//!   stage before theirs once `wgmma.wait_group 1` says its reads are over.
+//!   Loads run `STAGES` tiles ahead of the math without a block barrier.
+//! * **Operands as stored.** TMA copies each operand tile the way it lies
+//!   in global memory; `wgmma` reads k-major tiles (rows of `k`) and
+//!   m/n-major ones (rows of `m` or `n`, its transpose flags), so none of
+//!   the four orientations is copied or transposed first. Out-of-bounds
+//!   boxes are zero-filled by TMA: edges need no predicate in the loop.
+//! * **Persistent blocks.** The grid is one block per multiprocessor (or
+//!   fewer tiles); each walks the tiles `gridDim.x` apart in
+//!   [`index::tile_origin`]'s grouped order, and the producer starts the
+//!   next tile's loads while the consumers finish the last one.
+//! * **Epilogue** straight from the accumulator fragment
+//!   ([`crate::layout::wgmma::d_fragment`]): `α·acc + β·C + bias[col]`,
+//!   then the activation, two adjacent columns per store, predicated at
+//!   the edges.
+//!
+//! The kernels are one table, [`wgmma_table!`](crate::wgmma_table).
+
+pub mod index;
+
+use self::index::{align_base, box_dims, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BK, BM, EMPTY_ARRIVALS, THREADS};
+use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
+use super::GemmParams;
+use crate::arch::sm90::{
+    fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
+    setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
+    wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_wait_group, TensorMap,
+};
+use crate::arch::{block_idx_x, dynamic_shared, fma, grid_dim_x, sync_threads, thread_idx_x, Global};
+use crate::launch::LaunchConfig;
+use crate::layout::wgmma::{d_fragment, WARPGROUP};
+use crate::variant_family;
+
+/// Index of `A`'s tensor map in the kernel's map buffer.
+pub const MAP_A: usize = 0;
+/// Index of `B`'s tensor map.
+pub const MAP_B: usize = 1;
+
+/// The problem, passed by value (`#[repr(C)]`, the same struct on host
+/// and device). The operands themselves reach the kernel only through
+/// their tensor maps.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WgmmaParams {
+    /// Shape, α, β and `ldc` (`lda`/`ldb` are in the tensor maps).
+    pub g: GemmParams,
+    /// Matrices in the batch.
+    pub batch: u32,
+    /// 1 when `A` has a matrix per batch index (its map's third
+    /// dimension); 0 when one `A` is shared by the batch.
+    pub a_batched: u32,
+    /// The same for `B`.
+    pub b_batched: u32,
+    /// [`ACT_NONE`], `ACT_RELU` or `ACT_GELU_TANH` (see [`super::mma`]).
+    pub activation: u32,
+    /// Elements from one matrix of `C` to the next.
+    pub stride_c: u64,
+    /// 1: add `bias[col]` (f32, `n` elements) before the activation.
+    pub has_bias: u32,
+    /// Unused (keeps the struct's size a multiple of 8 on both targets).
+    pub pad: u32,
+}
+
+/// A configuration of the engine (all compile-time in the kernel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WgmmaTiling {
+    /// Block tile columns (the `N` of every `wgmma`: 128 or 256).
+    pub bn: usize,
+    /// Stages of the TMA ring.
+    pub stages: usize,
+    /// Input element kind ([`BF16`] or [`F16_KIND`]).
+    pub input: usize,
+    /// Output element kind ([`F32`] or the input's).
+    pub output: usize,
+    /// `A` stored transposed (`k × m`, read m-major).
+    pub ta: bool,
+    /// `B` stored transposed (`n × k`, read k-major).
+    pub tb: bool,
+}
+
+impl WgmmaTiling {
+    /// Threads per block.
+    pub const fn threads(&self) -> usize {
+        THREADS
+    }
+    /// Block tile rows.
+    pub const fn bm(&self) -> usize {
+        BM
+    }
+    /// The shared-memory plan.
+    pub const fn plan(&self) -> SmemPlan {
+        SmemPlan { bn: self.bn, stages: self.stages }
+    }
+    /// `A` is read m-major (stored `k × m`).
+    pub const fn a_mn_major(&self) -> bool {
+        self.ta
+    }
+    /// `B` is read n-major (stored `k × n`, the row-major default).
+    pub const fn b_mn_major(&self) -> bool {
+        !self.tb
+    }
+    /// The TMA box of `A` (innermost first).
+    pub const fn a_box(&self) -> [u32; 3] {
+        box_dims(self.a_mn_major(), BM)
+    }
+    /// The TMA box of `B`.
+    pub const fn b_box(&self) -> [u32; 3] {
+        box_dims(self.b_mn_major(), self.bn)
+    }
+    /// Block tiles of `p` over the batch.
+    pub const fn tiles(&self, p: &WgmmaParams) -> usize {
+        (p.g.m as usize).div_ceil(BM) * (p.g.n as usize).div_ceil(self.bn) * p.batch as usize
+    }
+    /// Grid of `blocks` persistent blocks (the host passes
+    /// `min(tiles, multiprocessors)`).
+    pub const fn config(&self, blocks: u32) -> LaunchConfig {
+        LaunchConfig { grid: [blocks, 1, 1], block: [THREADS as u32, 1, 1], shared_bytes: self.plan().shared_bytes() as u32 }
+    }
+    /// Whether the engine supports the configuration.
+    pub const fn validate(&self) -> bool {
+        let kinds = match self.input {
+            BF16 => self.output == F32 || self.output == BF16,
+            F16_KIND => self.output == F32 || self.output == F16_KIND,
+            _ => false,
+        };
+        kinds && (self.bn == 128 || self.bn == 256) && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
+    }
+}
+
+/// One `wgmma` of the engine's shape (`64 × BN × 16`) and input type into
+/// `acc` (`BN / 2` registers).
+#[inline(always)]
+unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mut [u32; R], da: u64, db: u64, accumulate: bool) {
+    // SAFETY (casts): `R` is the array's length; each arm runs only for
+    // the length its callee takes.
+    unsafe {
+        match (I::KIND, R) {
+            (BF16, 128) => wgmma_m64n256k16_bf16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 128]), da, db, accumulate),
+            (BF16, 64) => wgmma_m64n128k16_bf16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
+            (F16_KIND, 128) => wgmma_m64n256k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 128]), da, db, accumulate),
+            (F16_KIND, 64) => wgmma_m64n128k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
+            _ => {}
+        }
+    }
+}
+
+/// The engine (see the module docs). `B_MN` is `!TB` (`B` read n-major).
+///
+/// # Safety
+/// The launcher built `maps[MAP_A]` and `maps[MAP_B]` for the operands
+/// as stored (boxes [`WgmmaTiling::a_box`] / [`WgmmaTiling::b_box`],
+/// 128-byte swizzle, zero fill), `c` holds every element of `C` for every
+/// batch index, `bias` holds `n` elements when `p.has_bias` is set, and the
+/// block has [`THREADS`] threads and the plan's shared memory.
+#[inline(always)]
+pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const R: usize>(
+    p: WgmmaParams,
+    maps: Global<TensorMap>,
+    c: Global<O>,
+    bias: Global<f32>,
+) {
+    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB };
+    let plan = cfg.plan();
+    let (a_mn, b_mn) = (cfg.a_mn_major(), cfg.b_mn_major());
+    let t = thread_idx_x() as usize;
+    let wg = t / WARPGROUP as usize;
+    let base = align_base(dynamic_shared::<u8>().addr());
+    let at = |off: usize| base + off as u32;
+    let (m, n, k) = (p.g.m as usize, p.g.n as usize, p.g.k as usize);
+    let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
+    let tiles = tiles_m * tiles_n * p.batch as usize;
+    let ktiles = k.div_ceil(BK);
+    unsafe {
+        if t == 0 {
+            for s in 0..ST {
+                mbarrier_init(at(plan.full(s)), 1);
+                mbarrier_init(at(plan.empty(s)), EMPTY_ARRIVALS);
+            }
+        }
+        sync_threads();
+
+        if wg == 0 {
+            // Producer.
+            setmaxnreg_dec_40();
+            if t != 0 {
+                return;
+            }
+            fence_proxy_tensormap(maps, MAP_A);
+            fence_proxy_tensormap(maps, MAP_B);
+            let mut it = 0usize;
+            let mut tile = block_idx_x() as usize;
+            while tile < tiles {
+                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
+                let za = if p.a_batched != 0 { z } else { 0 };
+                let zb = if p.b_batched != 0 { z } else { 0 };
+                for kt in 0..ktiles {
+                    let s = it % ST;
+                    // A fresh stage counts as released (parity 1 of phase 0).
+                    mbarrier_wait(at(plan.empty(s)), ((it / ST) & 1) as u32 ^ 1);
+                    let full = at(plan.full(s));
+                    mbarrier_arrive_expect_tx(full, plan.stage_bytes() as u32);
+                    for q in 0..tile_boxes(a_mn, BM) {
+                        let (off, xyz) = tile_box(a_mn, q, m0, kt, za);
+                        tma_load_3d(at(plan.a(s) + off), maps, MAP_A, xyz, full);
+                    }
+                    for q in 0..tile_boxes(b_mn, BN) {
+                        let (off, xyz) = tile_box(b_mn, q, n0, kt, zb);
+                        tma_load_3d(at(plan.b(s) + off), maps, MAP_B, xyz, full);
+                    }
+                    it += 1;
+                }
+                tile += grid_dim_x() as usize;
+            }
+        } else {
+            // Consumers.
+            setmaxnreg_inc_232();
+            let g = wg - 1;
+            let tw = t % WARPGROUP as usize;
+            let lane = tw % 32;
+            let mut acc = [0u32; R];
+            let mut it = 0usize;
+            let mut tile = block_idx_x() as usize;
+            while tile < tiles {
+                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
+                for kt in 0..ktiles {
+                    let s = it % ST;
+                    mbarrier_wait(at(plan.full(s)), ((it / ST) & 1) as u32);
+                    wgmma_fence();
+                    for j in 0..BK / 16 {
+                        let da = operand_desc(a_mn, at(plan.a(s)), g, j);
+                        let db = operand_desc(b_mn, at(plan.b(s)), 0, j);
+                        mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > 0 || j > 0);
+                    }
+                    wgmma_commit_group();
+                    // The previous stage's group is done: release its stage.
+                    wgmma_wait_group::<1, R>(&mut acc);
+                    if kt > 0 && lane == 0 {
+                        mbarrier_arrive(at(plan.empty((it - 1) % ST)));
+                    }
+                    it += 1;
+                }
+                wgmma_wait_group::<0, R>(&mut acc);
+                if ktiles > 0 && lane == 0 {
+                    mbarrier_arrive(at(plan.empty((it - 1) % ST)));
+                }
+                if ktiles == 0 {
+                    acc = [0; R];
+                }
+                epilogue::<O, R>(&p, c, bias, &acc, z * p.stride_c as usize, (m0 + 64 * g, n0), tw);
+                tile += grid_dim_x() as usize;
+            }
+        }
+    }
+}
+
+/// One consumer thread's accumulators to `C`: `act(α·acc + β·C +
+/// bias[col])` at the fragment's positions, two adjacent columns per store
+/// where both are inside `C` and aligned, element by element at the edges.
+///
+/// In groups of 16 registers, each group a loop of 8 pairs: every loop is
+/// unrolled, so each accumulator is read by a constant index and stays in
+/// a register (one loop over all `R` would be too long to unroll).
+#[inline(always)]
+unsafe fn epilogue<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Global<f32>, acc: &[u32; R], base: usize, origin: (usize, usize), tw: usize) {
+    macro_rules! groups {
+        ($($g:literal)*) => {$(
+            if $g < R {
+                unsafe { epilogue_group::<O, R, $g>(p, c, bias, acc, base, origin, tw) };
+            }
+        )*};
+    }
+    groups!(0 16 32 48 64 80 96 112);
+}
+
+/// Registers `G..G + 16` of [`epilogue`].
+#[inline(always)]
+unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
+    p: &WgmmaParams,
+    c: Global<O>,
+    bias: Global<f32>,
+    acc: &[u32; R],
+    base: usize,
+    (r0, c0): (usize, usize),
+    tw: usize,
+) {
+    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    let (alpha, beta) = (p.g.alpha, p.g.beta);
+    for pair in 0..8 {
+        let reg = G + 2 * pair;
+        let (dr, dc) = d_fragment(tw as u32, reg as u32);
+        let (row, col) = (r0 + dr as usize, c0 + dc as usize);
+        if row >= m || col >= n {
+            continue;
+        }
+        let o = base + row * ldc + col;
+        let both = col + 1 < n;
+        let whole = both && o % 2 == 0;
+        unsafe {
+            let mut v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
+            if beta != 0.0 {
+                let old = if whole { O::unpair(c.read_vec::<O::Pair>(o)) } else { [c.read(o).to_f32(), if both { c.read(o + 1).to_f32() } else { 0.0 }] };
+                v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
+            }
+            if p.has_bias != 0 {
+                v[0] += bias.read(col);
+                if both {
+                    v[1] += bias.read(col + 1);
+                }
+            }
+            if p.activation != ACT_NONE {
+                v = v.map(|x| activate(p.activation, x));
+            }
+            if whole {
+                c.write_vec::<O::Pair>(o, O::pair(v));
+            } else {
+                c.write(o, O::one(v[0]));
+                if both {
+                    c.write(o + 1, O::one(v[1]));
+                }
+            }
+        }
+    }
+}
+
+/// Defines a named kernel running [`body`] with the [`WgmmaTiling`]
+/// constant `$cfg` (checked by a `const` assertion).
+#[allow(unused_macros)]
+macro_rules! wgmma_kernel {
+    ($(#[$m:meta])* $name:ident = $cfg:path) => {
+        $crate::kernel! {
+            $(#[$m])*
+            pub fn $name(
+                p: $crate::gemm::wgmma::WgmmaParams,
+                maps: $crate::arch::Global<$crate::arch::sm90::TensorMap>,
+                c: $crate::arch::Global<<$crate::gemm::mma::Dt<{ $cfg.output }> as $crate::gemm::mma::Elem>::T>,
+                bias: $crate::arch::Global<f32>
+            ) {
+                const _: () = assert!($cfg.validate(), "invalid wgmma configuration");
+                $crate::gemm::wgmma::body::<
+                    <$crate::gemm::mma::Dt<{ $cfg.input }> as $crate::gemm::mma::Elem>::T, _,
+                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.bn / 2 },
+                >(p, maps, c, bias)
+            }
+        }
+    };
+}
+
+const fn cfg(bn: usize, stages: usize, input: usize, output: usize, ta: bool, tb: bool) -> WgmmaTiling {
+    WgmmaTiling { bn, stages, input, output, ta, tb }
+}
+
+macro_rules! tile_consts {
+    ($($name:ident = ($bn:literal, $st:literal, $in:ident, $out:ident, $ta:literal, $tb:literal);)*) => {
+        $(
+            #[doc = concat!("`128 × ", stringify!($bn), " × 64`, ", stringify!($st), " stages.")]
+            pub const $name: WgmmaTiling = cfg($bn, $st, $in, $out, $ta, $tb);
+        )*
+    };
+}
+
+tile_consts! {
+    WG_BF16_BF16_NN_128X256 = (256, 4, BF16, BF16, false, false);
+    WG_BF16_BF16_TN_128X256 = (256, 4, BF16, BF16, true, false);
+    WG_BF16_BF16_NT_128X256 = (256, 4, BF16, BF16, false, true);
+    WG_BF16_BF16_TT_128X256 = (256, 4, BF16, BF16, true, true);
+    WG_BF16_F32_NN_128X256 = (256, 4, BF16, F32, false, false);
+    WG_BF16_F32_NT_128X256 = (256, 4, BF16, F32, false, true);
+    WG_F16_F16_NN_128X256 = (256, 4, F16_KIND, F16_KIND, false, false);
+    WG_F16_F16_NT_128X256 = (256, 4, F16_KIND, F16_KIND, false, true);
+    WG_F16_F32_NN_128X256 = (256, 4, F16_KIND, F32, false, false);
+    WG_BF16_BF16_NN_128X128 = (128, 6, BF16, BF16, false, false);
+    WG_BF16_BF16_NT_128X128 = (128, 6, BF16, BF16, false, true);
+    WG_BF16_F32_NN_128X128 = (128, 6, BF16, F32, false, false);
+    WG_F16_F16_NN_128X128 = (128, 6, F16_KIND, F16_KIND, false, false);
+}
+
+/// The wgmma kernels, one row each (see [`crate::variants`]). They are
+/// compiled into the sm_90a PTX module only (`ferrotile_sm90a`), and on
+/// the host for the emulator.
+#[macro_export]
+macro_rules! wgmma_table {
+    ($then:ident) => { $then! {
+        /// The wgmma kernels: tile, types and operand orientation.
+        pub enum WgmmaKernel: $crate::gemm::wgmma::WgmmaTiling;
+
+        /// bf16 → bf16, 128 × 256, 4 stages, both operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16Nn128x256 => gemm_wgmma_bf16_bf16_nn_128x256_s4 = wgmma_kernel!(WG_BF16_BF16_NN_128X256), bounds 1;
+        /// bf16 → bf16, 128 × 256, 4 stages, `A` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16Tn128x256 => gemm_wgmma_bf16_bf16_tn_128x256_s4 = wgmma_kernel!(WG_BF16_BF16_TN_128X256), bounds 1;
+        /// bf16 → bf16, 128 × 256, 4 stages, `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16Nt128x256 => gemm_wgmma_bf16_bf16_nt_128x256_s4 = wgmma_kernel!(WG_BF16_BF16_NT_128X256), bounds 1;
+        /// bf16 → bf16, 128 × 256, 4 stages, both stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16Tt128x256 => gemm_wgmma_bf16_bf16_tt_128x256_s4 = wgmma_kernel!(WG_BF16_BF16_TT_128X256), bounds 1;
+        /// bf16 → f32, 128 × 256, 4 stages, both operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32Nn128x256 => gemm_wgmma_bf16_f32_nn_128x256_s4 = wgmma_kernel!(WG_BF16_F32_NN_128X256), bounds 1;
+        /// bf16 → f32, 128 × 256, 4 stages, `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32Nt128x256 => gemm_wgmma_bf16_f32_nt_128x256_s4 = wgmma_kernel!(WG_BF16_F32_NT_128X256), bounds 1;
+        /// f16 → f16, 128 × 256, 4 stages, both operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16Nn128x256 => gemm_wgmma_f16_f16_nn_128x256_s4 = wgmma_kernel!(WG_F16_F16_NN_128X256), bounds 1;
+        /// f16 → f16, 128 × 256, 4 stages, `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16Nt128x256 => gemm_wgmma_f16_f16_nt_128x256_s4 = wgmma_kernel!(WG_F16_F16_NT_128X256), bounds 1;
+        /// f16 → f32, 128 × 256, 4 stages, both operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F32Nn128x256 => gemm_wgmma_f16_f32_nn_128x256_s4 = wgmma_kernel!(WG_F16_F32_NN_128X256), bounds 1;
+        /// bf16 → bf16, 128 × 128, 6 stages, both operands row-major (more tiles for smaller problems).
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16Nn128x128 => gemm_wgmma_bf16_bf16_nn_128x128_s6 = wgmma_kernel!(WG_BF16_BF16_NN_128X128), bounds 1;
+        /// bf16 → bf16, 128 × 128, 6 stages, `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16Nt128x128 => gemm_wgmma_bf16_bf16_nt_128x128_s6 = wgmma_kernel!(WG_BF16_BF16_NT_128X128), bounds 1;
+        /// bf16 → f32, 128 × 128, 6 stages, both operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32Nn128x128 => gemm_wgmma_bf16_f32_nn_128x128_s6 = wgmma_kernel!(WG_BF16_F32_NN_128X128), bounds 1;
+        /// f16 → f16, 128 × 128, 6 stages, both operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16Nn128x128 => gemm_wgmma_f16_f16_nn_128x128_s6 = wgmma_kernel!(WG_F16_F16_NN_128X128), bounds 1;
+    } };
+}
+
+crate::wgmma_table!(variant_family);
