@@ -1,6 +1,7 @@
 //! Deflates the committed PTX so that every binary embeds a few hundred KB
-//! instead of several MB of text (see `backend::ptx_modules`): the default
-//! module always, the experiments module with the `experiments` feature.
+//! instead of several MB of text (see `backend::PTX_MODULES`): the sm_80
+//! and sm_90a modules always, the experiments module with the
+//! `experiments` feature.
 
 use std::path::PathBuf;
 
@@ -15,9 +16,13 @@ fn deflate(name: &str) {
 
 fn main() {
     deflate("sm_80");
+    deflate("sm_90a");
     // The kernels crate says whether it compiled the experiments (see its
     // build.rs); the host follows it, whatever its own features.
     println!("cargo::rustc-check-cfg=cfg(ferrotile_experiments)");
+    // Set for the kernels crate's sm_90a PTX build only; the tables' gates
+    // name it.
+    println!("cargo::rustc-check-cfg=cfg(ferrotile_sm90a)");
     if std::env::var_os("DEP_FERROTILE_KERNELS_EXPERIMENTS").is_some() {
         println!("cargo::rustc-cfg=ferrotile_experiments");
         deflate("experiments/sm_80");

@@ -10,15 +10,29 @@ use ferrotile_kernels::launch::LaunchConfig;
 
 use crate::error::{Error, Result};
 
-/// The PTX modules built by `cargo xtask build-ptx`, deflated by
+/// One PTX module built by `cargo xtask build-ptx`, deflated by
 /// `build.rs` (the fully unrolled kernels make the text several MB, and
-/// every binary embeds it): the `sm_80` baseline (runs on Ampere and
-/// later, Hopper included) and, with the `experiments` feature, the
-/// experiment kernels.
-pub(crate) const PTX_MODULES: &[(&str, &[u8])] = &[
-    ("sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate"))),
+/// every binary embeds it).
+pub(crate) struct PtxModule {
+    /// The module's file, `host/ptx/<name>.ptx`.
+    pub(crate) name: &'static str,
+    pub(crate) deflated: &'static [u8],
+    /// Compute capabilities (major, minor) the module is loaded on.
+    pub(crate) loads_on: fn((i32, i32)) -> bool,
+}
+
+/// The modules: the `sm_80` baseline (Ampere and later, Hopper included),
+/// the Hopper kernels (`sm_90a` PTX runs on compute capability 9.0 only)
+/// and, with the `experiments` feature, the experiment kernels.
+pub(crate) const PTX_MODULES: &[PtxModule] = &[
+    PtxModule { name: "sm_80", deflated: include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate")), loads_on: |cc| cc >= (8, 0) },
+    PtxModule { name: "sm_90a", deflated: include_bytes!(concat!(env!("OUT_DIR"), "/sm_90a.ptx.deflate")), loads_on: |cc| cc == (9, 0) },
     #[cfg(ferrotile_experiments)]
-    ("experiments/sm_80", include_bytes!(concat!(env!("OUT_DIR"), "/experiments-sm_80.ptx.deflate"))),
+    PtxModule {
+        name: "experiments/sm_80",
+        deflated: include_bytes!(concat!(env!("OUT_DIR"), "/experiments-sm_80.ptx.deflate")),
+        loads_on: |cc| cc >= (8, 0),
+    },
 ];
 
 /// The kernel (`.entry`) names of a PTX text.
@@ -137,19 +151,23 @@ impl Context {
         // SAFETY: every buffer of this context is used on its one stream.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
+        let cc = ctx.compute_capability().map_err(driver("reading the compute capability"))?;
         let modules = PTX_MODULES
             .iter()
-            .map(|(_, deflated)| {
-                let text = ptx_text(deflated)?;
+            .filter(|m| (m.loads_on)(cc))
+            .map(|m| {
+                let text = ptx_text(m.deflated)?;
                 let names = ptx_entries(&text);
-                let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(text)).map_err(driver("loading a PTX module"))?;
+                let module = ctx
+                    .load_module(cudarc::nvrtc::Ptx::from_src(text))
+                    .map_err(|e| Error::Driver { op: "loading a PTX module", detail: format!("{}: {e}", m.name) })?;
                 Ok((module, names))
             })
             .collect::<Result<Vec<_>>>()?;
         use sys::CUdevice_attribute as A;
         let info = DeviceInfo {
             name: ctx.name().map_err(driver("reading the device name"))?,
-            compute_capability: ctx.compute_capability().map_err(driver("reading the compute capability"))?,
+            compute_capability: cc,
             sm_count: ctx.attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(driver("reading attributes"))?,
             max_shared_per_block: ctx
                 .attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
@@ -555,9 +573,16 @@ mod tests {
 
     #[test]
     fn each_module_lists_its_own_kernels() {
-        let names = ptx_entries(&ptx_text(PTX_MODULES[0].1).unwrap());
+        let names = ptx_entries(&ptx_text(PTX_MODULES[0].deflated).unwrap());
         assert!(names.contains("sgemm_naive") && names.contains("gemm_mma_bf16_f32_nn_128x128x64_s3"), "{} names", names.len());
         assert!(!names.contains("sgemm_warptile_128x128x8_w64x32"), "an experiment in the default module");
+        assert!(!names.iter().any(|n| n.starts_with("gemm_wgmma")), "a Hopper kernel in the sm_80 module");
         assert!(names.iter().all(|n| !n.is_empty() && !n.contains('(')));
+        // The Hopper module holds every wgmma kernel and nothing else.
+        let hopper = ptx_entries(&ptx_text(PTX_MODULES[1].deflated).unwrap());
+        let want: std::collections::HashSet<String> =
+            ferrotile_kernels::gemm::wgmma::WgmmaKernel::ALL.iter().map(|k| k.name().to_string()).collect();
+        assert_eq!(hopper, want);
+        assert!(!(PTX_MODULES[1].loads_on)((8, 0)) && (PTX_MODULES[1].loads_on)((9, 0)) && !(PTX_MODULES[1].loads_on)((10, 0)));
     }
 }

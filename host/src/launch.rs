@@ -6,7 +6,9 @@
 
 use ferrotile_kernels::arch::Global;
 use ferrotile_kernels::image::{ImageParams, SlideParams, VolumeParams};
+use ferrotile_kernels::arch::sm90::TensorMap;
 use ferrotile_kernels::gemm::mma::{BiasActParams, MmaParams, StageParams};
+use ferrotile_kernels::gemm::wgmma::WgmmaParams;
 use ferrotile_kernels::gemm::GemmParams;
 
 use crate::backend::{Buffer, Element};
@@ -90,6 +92,27 @@ impl<T: Element> KernelArg for Absent<T> {
     }
 }
 
+/// TMA tensor maps in a buffer of `u64` (16 per map): the device address
+/// on CUDA, a bounds-checked view of [`TensorMap`]s on the emulator.
+pub(crate) struct TensorMaps<'a>(pub(crate) &'a Buffer<u64>);
+
+impl KernelArg for TensorMaps<'_> {
+    type Emu = Global<TensorMap>;
+    type Dev = u64;
+    fn emu(&self, name: &'static str) -> Global<TensorMap> {
+        const WORDS: usize = std::mem::size_of::<TensorMap>() / 8;
+        let view = self.0.global(name);
+        assert!(view.len() % WORDS == 0, "a tensor-map buffer holds whole maps");
+        // SAFETY: the host allocation holds `len` u64s and outlives the
+        // launch; the emulator reads maps unaligned (a host `Vec<u64>` is
+        // only 8-byte aligned).
+        unsafe { Global::from_raw_parts(self.0.device_ptr() as *mut TensorMap, view.len() / WORDS, name) }
+    }
+    fn dev(&self) -> u64 {
+        self.0.device_ptr()
+    }
+}
+
 /// Pointer to a parameter value, as `cuLaunchKernel` wants it.
 ///
 /// Implemented only for the sized parameter types themselves (never for
@@ -120,7 +143,7 @@ macro_rules! by_value {
     )*};
 }
 param_ptr!(u64);
-by_value!(u32, i32, f32, GemmParams, MmaParams, StageParams, BiasActParams, ImageParams, SlideParams, VolumeParams);
+by_value!(u32, i32, f32, GemmParams, MmaParams, WgmmaParams, StageParams, BiasActParams, ImageParams, SlideParams, VolumeParams);
 
 /// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
 /// validate first), launches on the context's backend.

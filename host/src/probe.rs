@@ -107,7 +107,7 @@ mod tests {
     /// Each probe reaches the GPU as the instructions it is named after.
     #[test]
     fn probe_entries_hold_their_instructions() {
-        let ptx = crate::backend::ptx_text(crate::backend::PTX_MODULES[1].1).unwrap();
+        let ptx = crate::backend::ptx_text(crate::backend::PTX_MODULES.iter().find(|m| m.name == "experiments/sm_80").expect("the experiments module").deflated).unwrap();
         let want: [(&str, &[&str]); 4] = [
             (
                 "warp_probe_ldmatrix",

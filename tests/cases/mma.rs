@@ -14,7 +14,7 @@ use half::{bf16, f16};
 use crate::common::*;
 
 /// A GEMM element the tests can draw, poison and compare.
-trait Ty: GemmElement {
+pub(super) trait Ty: GemmElement {
     /// From an f32 (rounded to the type).
     fn from_f32(x: f32) -> Self;
     /// The exact value.
@@ -58,27 +58,27 @@ impl Ty for f16 {
 
 /// One test problem.
 #[derive(Clone, Debug)]
-struct Spec {
-    m: usize,
-    n: usize,
-    k: usize,
-    ta: bool,
-    tb: bool,
-    batch: usize,
+pub(super) struct Spec {
+    pub(super) m: usize,
+    pub(super) n: usize,
+    pub(super) k: usize,
+    pub(super) ta: bool,
+    pub(super) tb: bool,
+    pub(super) batch: usize,
     /// Extra elements per row of each stored matrix (0: packed).
-    pad: usize,
+    pub(super) pad: usize,
     /// Explicit batch strides (`None`: packed matrices).
-    strides: Option<[usize; 3]>,
-    alpha: f32,
-    beta: f32,
-    activation: Activation,
-    bias: bool,
-    tf32: bool,
-    variant: GemmVariant,
+    pub(super) strides: Option<[usize; 3]>,
+    pub(super) alpha: f32,
+    pub(super) beta: f32,
+    pub(super) activation: Activation,
+    pub(super) bias: bool,
+    pub(super) tf32: bool,
+    pub(super) variant: GemmVariant,
 }
 
 impl Spec {
-    fn new(m: usize, n: usize, k: usize) -> Spec {
+    pub(super) fn new(m: usize, n: usize, k: usize) -> Spec {
         Spec {
             m,
             n,
@@ -110,7 +110,7 @@ fn tolerance<O: Ty>() -> f64 {
 /// Runs `case` with inputs `I`, output `O` (or cuBLAS when `cublas`), and
 /// compares with the f64 reference on the rounded inputs; C outside the
 /// matrices must be untouched.
-fn check<I: Ty, O: Ty>(ctx: &Context, case: &Spec, cublas: bool) -> Result<(), String> {
+pub(super) fn check<I: Ty, O: Ty>(ctx: &Context, case: &Spec, cublas: bool) -> Result<(), String> {
     let c = case;
     let (lda, ldb, ldc) = (
         if c.ta { c.m } else { c.k } + c.pad,

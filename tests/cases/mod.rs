@@ -7,6 +7,7 @@ mod foundation;
 mod transpose;
 mod image;
 mod mma;
+mod wgmma;
 mod sgemm;
 // The warp probes are built with the experiment kernels.
 #[cfg(feature = "experiments")]
@@ -23,5 +24,6 @@ pub fn all() -> Vec<Case> {
     #[cfg(feature = "experiments")]
     v.extend(warp::cases());
     v.extend(mma::cases());
+    v.extend(wgmma::cases());
     v
 }

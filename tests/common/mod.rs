@@ -10,6 +10,9 @@ pub struct Case {
     pub name: String,
     /// Also run on the emulator (false for sizes only the GPU can do fast).
     pub emulator: bool,
+    /// The compute capability the CUDA run needs (the sm_90a kernels: 9.0);
+    /// on another GPU the `cuda::` test is reported ignored.
+    pub needs_cc: Option<(i32, i32)>,
     /// The body.
     pub run: Box<dyn Fn(&Context) -> Result<(), String> + Send + Sync>,
 }
@@ -17,11 +20,15 @@ pub struct Case {
 impl Case {
     /// A case for both backends.
     pub fn new(name: impl Into<String>, run: impl Fn(&Context) -> Result<(), String> + Send + Sync + 'static) -> Self {
-        Case { name: name.into(), emulator: true, run: Box::new(run) }
+        Case { name: name.into(), emulator: true, needs_cc: None, run: Box::new(run) }
     }
     /// A case for the GPU only (too large for the emulator in CI).
     pub fn gpu_only(name: impl Into<String>, run: impl Fn(&Context) -> Result<(), String> + Send + Sync + 'static) -> Self {
-        Case { name: name.into(), emulator: false, run: Box::new(run) }
+        Case { name: name.into(), emulator: false, needs_cc: None, run: Box::new(run) }
+    }
+    /// This case, run on CUDA only on a GPU of compute capability `cc`.
+    pub fn on_cc(self, cc: (i32, i32)) -> Self {
+        Case { needs_cc: Some(cc), ..self }
     }
 }
 

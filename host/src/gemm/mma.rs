@@ -156,7 +156,7 @@ pub(super) fn kernel_orientation(input: usize, (ta, tb): (bool, bool)) -> (bool,
 }
 
 /// The host type of a kernels-crate element kind.
-trait HostElem {
+pub(super) trait HostElem {
     type T: GemmElement;
 }
 impl HostElem for Dt<F32> {
@@ -172,7 +172,7 @@ impl HostElem for Dt<F16_KIND> {
 /// `b` as a buffer of `T` (the kernel's own type; the dispatch above
 /// chose the kernel by the buffers' types, so this cannot fail unless
 /// that choice is wrong).
-fn typed<'a, T: GemmElement>(b: &'a dyn Any, arg: &'static str) -> Result<&'a Buffer<T>> {
+pub(super) fn typed<'a, T: GemmElement>(b: &'a dyn Any, arg: &'static str) -> Result<&'a Buffer<T>> {
     b.downcast_ref::<Buffer<T>>().ok_or_else(|| Error::BadArgument { arg, detail: format!("not a {} buffer", T::NAME) })
 }
 
@@ -234,11 +234,11 @@ const MAX_BATCH_PER_LAUNCH: usize = 65_535;
 /// An operand as stored: rows, elements per row, leading dimension and
 /// batch stride.
 #[derive(Clone, Copy, Debug)]
-struct Stored {
-    rows: usize,
-    cols: usize,
-    ld: usize,
-    stride: usize,
+pub(super) struct Stored {
+    pub(super) rows: usize,
+    pub(super) cols: usize,
+    pub(super) ld: usize,
+    pub(super) stride: usize,
 }
 
 /// Runs the tensor-core kernel of `tile` on `p` (types `I` → `O`, checked
@@ -292,7 +292,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
 /// already, or `transpose`d (always copied; the result is the stored
 /// matrix's transpose). A batch stride of 0 (one matrix shared by the
 /// batch) stays 0.
-fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<T>, Stored)>> {
+pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<T>, Stored)>> {
     let align = 16 / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
     if !transpose && s.ld % align == 0 && (!strided || s.stride % align == 0) {

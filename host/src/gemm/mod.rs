@@ -33,6 +33,7 @@
 
 mod mma;
 mod simt;
+mod wgmma;
 
 use std::any::Any;
 
@@ -42,6 +43,7 @@ pub use ferrotile_kernels::gemm::simt::StageTConfig;
 use ferrotile_kernels::gemm::simt::Tiling;
 pub use ferrotile_kernels::gemm::simt::{GemmParams, StageConfig, WarpConfig};
 pub use mma::MmaTile;
+pub use wgmma::WgmmaTile;
 pub use simt::{pick, plan_chunks, AutoEntry, GemmChunk, AUTO_TABLE};
 
 use crate::{check, Buffer, Context, Element, Error, Result};
@@ -116,8 +118,9 @@ pub enum GemmVariant {
     /// The fastest kernel for the shape and types: for f32, the ladder's
     /// rung from [`AUTO_TABLE`] (the scalar 2D blocktiled rung when a
     /// leading dimension is not a multiple of 4 or an operand is
-    /// transposed); for bf16, f16 and tf32, the tensor-core tile from
-    /// [`MmaTile::auto`].
+    /// transposed); for bf16 and f16 on a Hopper GPU (compute capability
+    /// 9.0), the wgmma tile; otherwise for bf16, f16 and tf32 the
+    /// tensor-core tile from [`MmaTile::auto`].
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,
@@ -148,6 +151,10 @@ pub enum GemmVariant {
     /// Tensor cores (`mma.sync`): bf16, f16, or f32 as tf32, in one of the
     /// tile configurations.
     Mma(MmaTile),
+    /// Hopper tensor cores (`wgmma` fed by TMA, sm_90a): bf16 or f16, in
+    /// one of the tile configurations; on a GPU of compute capability 9.0
+    /// (or the emulator).
+    Wgmma(WgmmaTile),
 }
 
 impl GemmVariant {
@@ -196,6 +203,7 @@ impl GemmVariant {
             #[cfg(ferrotile_experiments)]
             GemmVariant::MultistageT(c) => c.name(),
             GemmVariant::Mma(t) => t.name(),
+            GemmVariant::Wgmma(t) => t.name(),
         }
     }
 
@@ -413,9 +421,19 @@ impl Gemm {
 
     /// The kernel that runs for input and output types `I`, `O`: the
     /// chosen one, or for [`GemmVariant::Auto`] the pick for the shape.
+    ///
+    /// Without a context, `Auto` resolves as on a device without the
+    /// Hopper kernels ([`Gemm::resolved_variant_on`] asks a context).
     pub fn resolved_variant_for<I: GemmElement, O: GemmElement>(&self) -> Result<GemmVariant> {
         let p = self.problem()?;
-        self.engine::<I, O>(&p).map(|e| e.variant())
+        self.engine::<I, O>(&p, None).map(|e| e.variant())
+    }
+
+    /// The kernel that runs on `ctx` for input and output types `I`, `O`
+    /// (`Auto` takes the wgmma engine on a Hopper GPU).
+    pub fn resolved_variant_on<I: GemmElement, O: GemmElement>(&self, ctx: &Context) -> Result<GemmVariant> {
+        let p = self.problem()?;
+        self.engine::<I, O>(&p, hopper_sms(ctx)).map(|e| e.variant())
     }
 
     /// [`Gemm::resolved_variant_for`] with f32 inputs and output.
@@ -513,7 +531,7 @@ impl Gemm {
         c: &mut Buffer<O>,
     ) -> Result<()> {
         let p = self.checked(ctx, a, b, c, bias)?;
-        match self.engine::<I, O>(&p)? {
+        match self.engine::<I, O>(&p, hopper_sms(ctx))? {
             Engine::Simt(v) => {
                 if bias.is_some() || self.activation != Activation::None {
                     return Err(Error::BadArgument {
@@ -526,12 +544,15 @@ impl Gemm {
                 simt::run(ctx, v, self.transposes(), &p, a, b, c)
             }
             Engine::Mma(tile) => mma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
+            Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
         }
     }
 
     /// Which engine and kernel run `p` for types `I`, `O`, checked against
-    /// the types, the orientation and the chosen variant.
-    fn engine<I: GemmElement, O: GemmElement>(&self, p: &Problem) -> Result<Engine> {
+    /// the types, the orientation and the chosen variant. `hopper`: the
+    /// multiprocessors of the Hopper GPU the problem runs on (`Auto` then
+    /// takes the wgmma engine where it has a kernel), `None` elsewhere.
+    fn engine<I: GemmElement, O: GemmElement>(&self, p: &Problem, hopper: Option<usize>) -> Result<Engine> {
         use k::gemm::mma::{BF16, F16_KIND, F32};
         let tensor = match (I::KIND, O::KIND) {
             (F32, F32) => self.tf32,
@@ -546,7 +567,19 @@ impl Gemm {
         let (ta, tb) = self.transposes();
         if tensor {
             let tile = match self.variant {
-                GemmVariant::Auto => MmaTile::auto(p, I::KIND, mma::kernel_orientation(I::KIND, (ta, tb))),
+                GemmVariant::Auto => {
+                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, (ta, tb), sms));
+                    match wg {
+                        Some(t) if I::KIND != F32 => return Ok(Engine::Wgmma(t)),
+                        _ => MmaTile::auto(p, I::KIND, mma::kernel_orientation(I::KIND, (ta, tb))),
+                    }
+                }
+                GemmVariant::Wgmma(t) => {
+                    if I::KIND == F32 {
+                        return Err(Error::BadArgument { arg: "variant", detail: format!("`{}` takes bf16 or f16 inputs; tf32 runs on the Mma tiles", t.name()) });
+                    }
+                    return wgmma::kernel_for(t, I::KIND, O::KIND, (ta, tb)).map(|_| Engine::Wgmma(t));
+                }
                 GemmVariant::Mma(t) => t,
                 v => {
                     return Err(Error::BadArgument {
@@ -565,6 +598,9 @@ impl Gemm {
                         arg: "variant",
                         detail: format!("`{}` is a tensor-core tile; f32 inputs run on it with .tf32(true)", t.name()),
                     });
+                }
+                GemmVariant::Wgmma(t) => {
+                    return Err(Error::BadArgument { arg: "variant", detail: format!("`{}` is a tensor-core tile for bf16 or f16 inputs", t.name()) });
                 }
                 v => v,
             };
@@ -617,6 +653,8 @@ enum Engine {
     Simt(GemmVariant),
     /// Tensor cores, with this tile.
     Mma(MmaTile),
+    /// Hopper tensor cores, with this tile.
+    Wgmma(WgmmaTile),
 }
 
 impl Engine {
@@ -624,8 +662,15 @@ impl Engine {
         match self {
             Engine::Simt(v) => v,
             Engine::Mma(t) => GemmVariant::Mma(t),
+            Engine::Wgmma(t) => GemmVariant::Wgmma(t),
         }
     }
+}
+
+/// The multiprocessors of `ctx`'s GPU when it runs the wgmma kernels (a
+/// Hopper GPU), for `Auto`.
+fn hopper_sms(ctx: &Context) -> Option<usize> {
+    ctx.device_info().filter(|i| i.compute_capability == (9, 0)).map(|i| i.sm_count.max(1) as usize)
 }
 
 /// `x = act(x + bias[col])` over the `rows × cols` matrix in `x` (leading

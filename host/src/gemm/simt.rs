@@ -77,7 +77,7 @@ impl GemmVariant {
             GemmVariant::Blocktile1d => s::blocktile_1d_config(p),
             GemmVariant::Blocktile2d => s::blocktile_2d_config(p),
             GemmVariant::Multistage(w) => w.config().config(p),
-            GemmVariant::Mma(_) => unreachable!("tensor-core tiles launch through gemm::mma"),
+            GemmVariant::Mma(_) | GemmVariant::Wgmma(_) => unreachable!("tensor-core tiles launch through gemm::mma and gemm::wgmma"),
             #[cfg(ferrotile_experiments)]
             GemmVariant::MultistageT(w) => w.config().config(p),
             v => v.tiling().expect("the remaining rungs are float4 tilings").config(p),
@@ -198,7 +198,7 @@ fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmPa
     let cfg = v.launch_config(&p);
     match v {
         GemmVariant::Auto => unreachable!("Auto is resolved before launching"),
-        GemmVariant::Mma(_) => unreachable!("tensor-core tiles launch through gemm::mma"),
+        GemmVariant::Mma(_) | GemmVariant::Wgmma(_) => unreachable!("tensor-core tiles launch through gemm::mma and gemm::wgmma"),
         GemmVariant::Naive => launch!(ctx, k::gemm::simt::sgemm_naive, cfg, p, a, b, c),
         GemmVariant::Coalesced => launch!(ctx, k::gemm::simt::sgemm_coalesced, cfg, p, a, b, c),
         GemmVariant::Shared => launch!(ctx, k::gemm::simt::sgemm_shared, cfg, p, a, b, c),

@@ -1,0 +1,297 @@
+//! The Hopper engine's host side: the tiles, the kernel of each (tile,
+//! types, orientation) from the kernels crate's table, the TMA tensor maps
+//! (encoded by the driver on CUDA, by [`EmuTensorMap`] on the emulator),
+//! and the persistent launch.
+
+use std::any::Any;
+
+use cudarc::driver::sys;
+use ferrotile_kernels as k;
+use k::arch::sm90::{EmuTensorMap, TensorMap};
+use k::gemm::mma::{Dt, BF16, F16_KIND, F32};
+use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
+
+use super::mma::{stage, typed, HostElem, Stored};
+use super::{Activation, GemmElement, GemmParams, Problem};
+use crate::launch::{Absent, TensorMaps};
+use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
+
+/// A wgmma tile configuration (sm_90a: Hopper GPUs): the block tile the
+/// kernel computes, `128 × 256` or `128 × 128`, `k` tiles of 64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WgmmaTile {
+    /// 128 × 256 block tiles, 4 stages: every orientation for bf16 → bf16,
+    /// the row-major ones for the other types.
+    B128x256,
+    /// 128 × 128 block tiles, 6 stages (twice the tiles: problems with few
+    /// of the large ones).
+    B128x128,
+}
+
+impl WgmmaTile {
+    /// Every tile.
+    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128];
+
+    /// The tile's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WgmmaTile::B128x256 => "wgmma_128x256",
+            WgmmaTile::B128x128 => "wgmma_128x128",
+        }
+    }
+
+    /// Block tile columns.
+    fn bn(self) -> usize {
+        match self {
+            WgmmaTile::B128x256 => 256,
+            WgmmaTile::B128x128 => 128,
+        }
+    }
+
+    /// Whether kernel configuration `c` is this tile.
+    pub fn matches(self, c: &WgmmaTiling) -> bool {
+        c.bn == self.bn()
+    }
+
+    /// The kernels of this tile.
+    pub fn kernels(self) -> impl Iterator<Item = WgmmaKernel> {
+        WgmmaKernel::ALL.iter().copied().filter(move |k| self.matches(&k.config()))
+    }
+
+    /// The tile for a problem on a GPU of `sms` multiprocessors: `128 ×
+    /// 256` when its tiles fill the GPU at least once, `128 × 128` below;
+    /// `None` when neither has a kernel for the types and orientation.
+    pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize) -> Option<WgmmaTile> {
+        let tiles = |t: WgmmaTile| p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch;
+        let wanted = if tiles(WgmmaTile::B128x256) >= sms {
+            [WgmmaTile::B128x256, WgmmaTile::B128x128]
+        } else {
+            [WgmmaTile::B128x128, WgmmaTile::B128x256]
+        };
+        wanted.into_iter().find(|&t| kernel_for(t, input, output, transposes).is_ok())
+    }
+}
+
+/// The kernel of tile `t` for these types and orientation, or
+/// `BadArgument { arg: "variant" }` listing what the tile has.
+pub(super) fn kernel_for(t: WgmmaTile, input: usize, output: usize, (ta, tb): (bool, bool)) -> Result<WgmmaKernel> {
+    let found = t.kernels().find(|k| {
+        let c = k.config();
+        (c.input, c.output, c.ta, c.tb) == (input, output, ta, tb)
+    });
+    found.ok_or_else(|| Error::BadArgument {
+        arg: "variant",
+        detail: format!(
+            "`{}` has no kernel for {} inputs, {} output, A {}, B {}; it has: {}",
+            t.name(),
+            kind_name(input),
+            kind_name(output),
+            if ta { "transposed" } else { "row-major" },
+            if tb { "transposed" } else { "row-major" },
+            t.kernels().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
+fn kind_name(kind: usize) -> &'static str {
+    match kind {
+        F32 => "f32",
+        BF16 => "bf16",
+        F16_KIND => "f16",
+        _ => "?",
+    }
+}
+
+/// Whether `ctx` can run the wgmma kernels: a GPU of compute capability
+/// 9.0 (the sm_90a module), or the emulator.
+pub(super) fn runs_on(ctx: &Context) -> bool {
+    match ctx.device_info() {
+        Some(info) => info.compute_capability == (9, 0),
+        None => true,
+    }
+}
+
+/// A table-declared wgmma kernel that can launch itself on type-erased
+/// buffers (checked against the kernel's types).
+trait WgmmaLaunch {
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: WgmmaParams, maps: &Buffer<u64>, c: &dyn Any, bias: Option<&Buffer<f32>>) -> Result<()>;
+}
+
+/// One `launch!` arm per row of the kernels crate's `wgmma_table!`.
+macro_rules! wgmma_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
+    ) => {
+        impl WgmmaLaunch for $Enum {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: WgmmaParams, maps: &Buffer<u64>, c: &dyn Any, bias: Option<&Buffer<f32>>) -> Result<()> {
+                let maps = TensorMaps(maps);
+                match self {
+                    $( #[$gate] $Enum::$V => {
+                        type Out = <Dt<{ k::gemm::wgmma::$cfg.output }> as HostElem>::T;
+                        let c = typed::<Out>(c, "c")?;
+                        match bias {
+                            Some(bias) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias),
+                            None => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, Absent::<f32>::new()),
+                        }
+                    } )*
+                }
+            }
+        }
+    };
+}
+ferrotile_kernels::wgmma_table!(wgmma_launcher);
+
+/// Blocks of a persistent launch on the emulator: fewer than the tiles of
+/// most tests, so that blocks walk several tiles.
+const EMULATOR_BLOCKS: usize = 3;
+
+/// The TMA map of an operand as stored: `rows × cols` (`cols` contiguous,
+/// leading dimension `ld`), `matrices` of them `stride` elements apart,
+/// boxes of `box_`.
+struct MapSpec {
+    rows: usize,
+    cols: usize,
+    ld: usize,
+    matrices: usize,
+    stride: usize,
+    box_: [u32; 3],
+}
+
+/// Encodes `spec` over `buf` for `ctx`'s backend.
+fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, arg: &'static str) -> Result<TensorMap> {
+    let es = std::mem::size_of::<T>();
+    // A batch of one still has a third dimension: its stride is one
+    // matrix (any multiple of 16 bytes past the last row will do).
+    let stride = if spec.matrices > 1 { spec.stride } else { spec.rows * spec.ld };
+    let dims = [spec.cols as u64, spec.rows as u64, spec.matrices as u64];
+    let strides = [(spec.ld * es) as u64, (stride * es) as u64];
+    let too_big = dims.iter().any(|&d| d > u32::MAX as u64) || strides.iter().any(|&s| s >= 1 << 40);
+    if too_big {
+        return Err(Error::BadArgument { arg, detail: format!("{dims:?} elements with strides {strides:?} bytes exceed what a TMA tensor map describes") });
+    }
+    match ctx.backend() {
+        Backend::Emulator => Ok(EmuTensorMap {
+            base: buf.device_ptr(),
+            len: (buf.len() * es) as u64,
+            elem_bytes: es as u32,
+            dims: dims.map(|d| d as u32),
+            strides,
+            box_: spec.box_,
+        }
+        .encode()),
+        Backend::Cuda => {
+            let dtype = match T::KIND {
+                BF16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                F16_KIND => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                _ => return Err(Error::BadArgument { arg, detail: "the wgmma engine takes bf16 or f16 operands".into() }),
+            };
+            let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::uninit();
+            let element_strides = [1u32; 3];
+            // SAFETY: the pointers reach arrays of the rank's length (the
+            // strides one shorter), alive for the call; the map is written
+            // by the driver before it is read.
+            let r = unsafe {
+                sys::cuTensorMapEncodeTiled(
+                    map.as_mut_ptr(),
+                    dtype,
+                    3,
+                    buf.device_ptr() as *mut std::ffi::c_void,
+                    dims.as_ptr(),
+                    strides.as_ptr(),
+                    spec.box_.as_ptr(),
+                    element_strides.as_ptr(),
+                    sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                    sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+                    sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+                )
+            };
+            if r != sys::CUresult::CUDA_SUCCESS {
+                return Err(Error::Driver { op: "encoding a TMA tensor map", detail: format!("{r:?} for {arg}: dims {dims:?}, strides {strides:?} bytes, box {:?}", spec.box_) });
+            }
+            // SAFETY: initialised by the successful call.
+            Ok(TensorMap(unsafe { map.assume_init() }.opaque))
+        }
+    }
+}
+
+/// Runs the wgmma kernel of `tile` on `p` (types `I` → `O`, checked by the
+/// caller): operands whose rows or matrices do not start 16-byte aligned
+/// are staged into aligned copies first (TMA's requirement), the tensor
+/// maps go to device memory, one persistent block per multiprocessor.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run<I: GemmElement, O: GemmElement>(
+    ctx: &Context,
+    tile: WgmmaTile,
+    (ta, tb): (bool, bool),
+    act: Activation,
+    p: &Problem,
+    a: &Buffer<I>,
+    b: &Buffer<I>,
+    bias: Option<&Buffer<f32>>,
+    c: &mut Buffer<O>,
+) -> Result<()> {
+    if !runs_on(ctx) {
+        let cc = ctx.device_info().map(|i| i.compute_capability);
+        return Err(Error::BadArgument {
+            arg: "variant",
+            detail: format!("`{}` runs on Hopper GPUs (compute capability 9.0), not on {cc:?}; use Auto or an Mma tile", tile.name()),
+        });
+    }
+    let kernel = kernel_for(tile, I::KIND, O::KIND, (ta, tb))?;
+    let config = kernel.config();
+    let g = p.g;
+    let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
+    let sa = Stored { rows: if ta { kk } else { m }, cols: if ta { m } else { kk }, ld: g.lda as usize, stride: p.strides[0] };
+    let sb = Stored { rows: if tb { n } else { kk }, cols: if tb { kk } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let staged_a = stage(ctx, a, sa, p.batch, false)?;
+    let staged_b = stage(ctx, b, sb, p.batch, false)?;
+    let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
+    let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+    let matrices = |s: &Stored| if p.batch > 1 && s.stride != 0 { p.batch } else { 1 };
+    let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box() };
+    let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box() };
+    let maps = [tensor_map(ctx, a, &map_a, "a")?, tensor_map(ctx, b, &map_b, "b")?];
+    let words: Vec<u64> = maps.iter().flat_map(|m| m.0).collect();
+    let maps = ctx.upload(&words)?;
+    let params = WgmmaParams {
+        g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
+        batch: p.batch as u32,
+        a_batched: (map_a.matrices > 1) as u32,
+        b_batched: (map_b.matrices > 1) as u32,
+        activation: act.code(),
+        stride_c: p.strides[2] as u64,
+        has_bias: bias.is_some() as u32,
+        pad: 0,
+    };
+    let tiles = config.tiles(&params);
+    let sms = match ctx.device_info() {
+        Some(info) => info.sm_count.max(1) as usize,
+        None => EMULATOR_BLOCKS,
+    };
+    let cfg = config.config(tiles.min(sms).min(k::launch::MAX_GRID_X as usize) as u32);
+    kernel.launch(ctx, cfg, params, &maps, &*c, bias)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_is_reachable_and_valid() {
+        for k in WgmmaKernel::ALL {
+            let c = k.config();
+            assert!(c.validate(), "{k:?}");
+            let tiles: Vec<WgmmaTile> = WgmmaTile::ALL.iter().copied().filter(|t| t.matches(&c)).collect();
+            assert_eq!(tiles.len(), 1, "{k:?} is tile {tiles:?}");
+            assert_eq!(kernel_for(tiles[0], c.input, c.output, (c.ta, c.tb)).ok(), Some(*k));
+        }
+        // bf16 → bf16 has every orientation on the large tile.
+        for t in [(false, false), (true, false), (false, true), (true, true)] {
+            assert!(kernel_for(WgmmaTile::B128x256, BF16, BF16, t).is_ok(), "{t:?}");
+        }
+        assert!(matches!(kernel_for(WgmmaTile::B128x128, F16_KIND, F32, (true, true)), Err(Error::BadArgument { arg: "variant", .. })));
+    }
+}

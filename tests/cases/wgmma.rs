@@ -1,0 +1,134 @@
+//! The Hopper engine (wgmma + TMA, sm_90a): every kernel of the table on
+//! the emulator (its TMA, mbarrier and wgmma models) and on a GPU of
+//! compute capability 9.0 (ignored on others), against the f64 reference
+//! of [`super::mma`]'s checker: odd and prime shapes, k not a multiple of
+//! 8 (operands staged for TMA), every orientation, batches (packed, padded
+//! strides, an operand shared by the batch), β, the fused epilogue, and
+//! persistent blocks that walk several tiles.
+
+use ferrotile::gemm::{Activation, Gemm, GemmVariant, WgmmaTile};
+use ferrotile::{Context, Error};
+use half::{bf16, f16};
+
+use super::mma::{check, Spec, Ty};
+use crate::common::*;
+
+/// The compute capability the sm_90a module runs on.
+const HOPPER: (i32, i32) = (9, 0);
+
+/// Emulator shapes: one element, primes, several tiles in each direction
+/// (the emulator launches 3 persistent blocks: most shapes give a block
+/// two tiles or more), `k` over several stages and not a multiple of 8, and
+/// `k` deep enough that the stage ring wraps several times.
+const SHAPES: &[(usize, usize, usize)] =
+    &[(1, 1, 1), (7, 9, 13), (129, 257, 72), (200, 130, 131), (257, 300, 64), (70, 300, 1031)];
+
+/// GPU shapes.
+const GPU_SHAPES: &[(usize, usize, usize)] =
+    &[(1000, 1000, 1000), (1024, 1024, 1024), (4093, 251, 259), (256, 4096, 1031), (2048, 2048, 4096), (127, 1000, 513)];
+
+fn push<I: Ty, O: Ty>(v: &mut Vec<Case>, name: String, case: Spec, gpu_only: bool) {
+    let run = move |ctx: &Context| check::<I, O>(ctx, &case, false);
+    let c = if gpu_only { Case::gpu_only(name, run) } else { Case::new(name, run) };
+    v.push(c.on_cc(HOPPER));
+}
+
+/// Every kernel for inputs `I`, output `O`.
+fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
+    let tag = format!("{}_{}", I::NAME, O::NAME);
+    for &tile in WgmmaTile::ALL {
+        for k in tile.kernels().filter(|k| k.config().input == I::KIND && k.config().output == O::KIND) {
+            let c = k.config();
+            let o = match (c.ta, c.tb) {
+                (false, false) => "nn",
+                (true, false) => "tn",
+                (false, true) => "nt",
+                (true, true) => "tt",
+            };
+            let mk = |m, n, kk| Spec { ta: c.ta, tb: c.tb, variant: GemmVariant::Wgmma(tile), ..Spec::new(m, n, kk) };
+            for &(m, n, kk) in SHAPES {
+                let case = Spec { alpha: 1.5, beta: -0.75, ..mk(m, n, kk) };
+                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, false);
+            }
+            // Padded leading dimensions, β = 0 over a NaN C.
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
+            for &(m, n, kk) in GPU_SHAPES {
+                let case = Spec { beta: 0.5, ..mk(m, n, kk) };
+                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, true);
+            }
+            // Batches: packed (3-D tensor maps), padded strides, A shared.
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch3::70x90x40", tile.name()), Spec { batch: 3, beta: 0.25, ..mk(70, 90, 40) }, false);
+            let (ar, br) = (if c.ta { 40 } else { 33 }, if c.tb { 48 } else { 40 });
+            let (lda, ldb) = (if c.ta { 33 } else { 40 }, if c.tb { 40 } else { 48 });
+            let strided = Spec { batch: 2, strides: Some([ar * lda + 24, br * ldb + 8, 33 * 48 + 48]), ..mk(33, 48, 40) };
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch2_strided::33x48x40", tile.name()), strided, false);
+            let shared = Spec { batch: 4, strides: Some([0, br * ldb, 33 * 48]), ..mk(33, 48, 40) };
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch4_shared_a::33x48x40", tile.name()), shared, false);
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch32::512x384x256", tile.name()), Spec { batch: 32, ..mk(512, 384, 256) }, true);
+            // The fused epilogue.
+            for (act, a) in [(Activation::Relu, "relu"), (Activation::GeluTanh, "gelu")] {
+                let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(45, 70, 33) };
+                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x33", tile.name()), case, false);
+                let case = Spec { bias: true, activation: act, ..mk(1000, 1000, 512) };
+                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::1000x1000x512", tile.name()), case, true);
+            }
+        }
+    }
+}
+
+/// `Auto` takes the wgmma engine on a Hopper GPU (and only there), for
+/// the types and orientations it has kernels for.
+fn auto_picks_wgmma_on_hopper(ctx: &Context) -> Result<(), String> {
+    let g = Gemm::new(4096, 4096, 4096);
+    let v = g.resolved_variant_on::<bf16, bf16>(ctx).map_err(|e| e.to_string())?;
+    let hopper = ctx.device_info().is_some_and(|i| i.compute_capability == HOPPER);
+    match (hopper, v) {
+        (true, GemmVariant::Wgmma(WgmmaTile::B128x256)) | (false, GemmVariant::Mma(_)) => {}
+        other => return Err(format!("Auto for bf16 4096³: {other:?}")),
+    }
+    // tf32 stays on mma.sync everywhere.
+    let t = g.tf32(true).resolved_variant_on::<f32, f32>(ctx).map_err(|e| e.to_string())?;
+    if !matches!(t, GemmVariant::Mma(_)) {
+        return Err(format!("Auto for tf32: {t:?}"));
+    }
+    // Without a context, Auto does not assume a Hopper GPU.
+    if !matches!(g.resolved_variant_for::<bf16, bf16>(), Ok(GemmVariant::Mma(_))) {
+        return Err("resolved_variant_for picked a Hopper kernel".into());
+    }
+    Ok(())
+}
+
+fn bad_arguments(ctx: &Context) -> Result<(), String> {
+    let a = up(ctx, &vec![bf16::from_f32(1.0); 64])?;
+    let f = up(ctx, &[1.0f32; 64])?;
+    let mut c = poisoned(ctx, 64, f32::NAN)?;
+    let mut c16 = poisoned(ctx, 64, f16::from_f32(7.0))?;
+    let expect = |what: &str, got: Result<(), Error>| match got {
+        Err(Error::BadArgument { arg: "variant", .. }) => Ok(()),
+        other => Err(format!("{what}: {other:?}")),
+    };
+    let g = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::B128x128));
+    expect("tf32 on wgmma", g.tf32(true).run(ctx, &f, &f, &mut c))?;
+    expect("f32 inputs on wgmma", g.run(ctx, &f, &f, &mut c))?;
+    expect("an orientation the tile lacks", g.transpose_a(true).transpose_b(true).run(ctx, &a, &a, &mut c))?;
+    let h = up(ctx, &vec![f16::from_f32(1.0); 64])?;
+    expect("f16 → f16 with A transposed on 128 × 128", g.transpose_a(true).run(ctx, &h, &h, &mut c16))?;
+    if ctx.device_info().is_some_and(|i| i.compute_capability != HOPPER) {
+        expect("wgmma on a GPU that is not a Hopper", g.run(ctx, &a, &a, &mut c))?;
+    }
+    if !down(&c)?.iter().all(|x| x.is_nan()) || down(&c16)?.iter().any(|&x| x != f16::from_f32(7.0)) {
+        return Err("c was written".into());
+    }
+    Ok(())
+}
+
+pub fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    cases_for::<bf16, bf16>(&mut v);
+    cases_for::<bf16, f32>(&mut v);
+    cases_for::<f16, f16>(&mut v);
+    cases_for::<f16, f32>(&mut v);
+    v.push(Case::new("wgmma::auto_picks_wgmma_on_hopper", auto_picks_wgmma_on_hopper));
+    v.push(Case::new("wgmma::rejects_bad_arguments", bad_arguments));
+    v
+}
