@@ -1,4 +1,5 @@
-//! The tensor-core GEMM table: ferrotile's `mma.sync` kernels against
+//! The tensor-core GEMM table: ferrotile's `mma.sync` kernels (and on a
+//! Hopper GPU its `wgmma` kernels) against
 //! cuBLAS (`cublasGemmEx` / `cublasGemmStridedBatchedEx`, same types,
 //! same compute type) measured in the same run.
 //!
@@ -12,6 +13,8 @@
 //! * the same shape class off the aligned path (every dimension odd and
 //!   prime) against our own nearest aligned shape;
 //! * strided-batched (attention-like) shapes;
+//! * decode shapes (m ≤ 64): memory-bound, against a device copy of the
+//!   weights in the same run (HBM bandwidth);
 //! * the fused bias + GELU epilogue against the plain kernel and against
 //!   cuBLAS followed by a separate bias + GELU pass.
 //!
@@ -22,7 +25,7 @@
 use std::time::Duration;
 
 use ferrotile::cublas::Cublas;
-use ferrotile::gemm::{bias_activation, Activation, Gemm, GemmElement, GemmVariant, MmaTile};
+use ferrotile::gemm::{bias_activation, Activation, Gemm, GemmElement, GemmVariant, MmaTile, WgmmaTile};
 use ferrotile::kernels::numeric::tf32_rna;
 use ferrotile::testing::Rng;
 use ferrotile::{Buffer, Context, Result};
@@ -198,12 +201,15 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
     let mut best: Option<Duration> = None;
     let mut variants = vec![("auto".to_string(), GemmVariant::Auto)];
     variants.extend(MmaTile::ALL.iter().map(|t| (t.name().to_string(), GemmVariant::Mma(*t))));
+    if hopper(ctx) {
+        variants.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), GemmVariant::Wgmma(*t))));
+    }
     for (name, v) in variants {
         let gv = g.variant(v);
-        if gv.resolved_variant_for::<I, O>().is_err() {
+        if gv.resolved_variant_on::<I, O>(ctx).is_err() {
             continue;
         }
-        let label = if name == "auto" { format!("auto ({})", gv.resolved_variant_for::<I, O>()?.name()) } else { name };
+        let label = if name == "auto" { format!("auto ({})", gv.resolved_variant_on::<I, O>(ctx)?.name()) } else { name };
         gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
         let e = sampled_error(&o, (m, n, k), tb, tf32, None)?;
         let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
@@ -211,6 +217,65 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
         row(dtype, &shape, &label, t, flops, ceiling, Some(e), O::tol().max(I::tol()));
     }
     Ok(best)
+}
+
+/// Whether the context's GPU runs the sm_90a (wgmma) kernels.
+fn hopper(ctx: &Context) -> bool {
+    ctx.device_info().is_some_and(|d| d.compute_capability == (9, 0))
+}
+
+/// A decode shape (small `m`): memory-bound, so against HBM bandwidth —
+/// the bytes of B (the weights) read once, against a device-to-device
+/// copy of the same bytes in the same run (which reads and writes them).
+fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)) -> Result<()> {
+    let shape = format!("{m}×{n}×{k}");
+    if !selected(&format!("bf16→bf16 {shape} decode")) {
+        return Ok(());
+    }
+    let g = Gemm::new(m, n, k);
+    let mut o = operands::<bf16, bf16>(ctx, &g, n, 11)?;
+    let mut scratch = ctx.alloc::<bf16>(k * n)?;
+    let copy = time(ctx, || scratch.copy_from_buffer(&o.db))?;
+    let bytes = (2 * (m * k + k * n + m * n)) as f64;
+    let hbm = 2.0 * (2 * k * n) as f64 / copy.as_secs_f64();
+    println!("| bf16→bf16 | {shape} (decode) | device copy of B: {:.0} GB/s (ceiling) | {:.3} | - | 100.0 | - |", hbm / 1e9, copy.as_secs_f64() * 1e3);
+    let mut rows = vec![("auto".to_string(), g.clone())];
+    if hopper(ctx) {
+        rows.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Wgmma(*t)))));
+    }
+    rows.extend(MmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Mma(*t)))));
+    let mut measure = |label: String, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
+        f(&mut o)?;
+        let e = sampled_error(&o, (m, n, k), false, false, None)?;
+        let t = time(ctx, || f(&mut o))?;
+        let gbs = bytes / t.as_secs_f64();
+        println!(
+            "| bf16→bf16 | {shape} (decode) | {label}: {:.0} GB/s | {:.3} | {:.1} | {:.1} | {} |",
+            gbs / 1e9,
+            t.as_secs_f64() * 1e3,
+            2.0 * (m * n * k) as f64 / t.as_secs_f64() / 1e12,
+            100.0 * gbs / hbm,
+            if e <= bf16::tol() { format!("{e:.1e}") } else { format!("FAIL {e:.1e}") }
+        );
+        println!(
+            "JSON {{\"bench\":\"gemm_tc\",\"dtype\":\"bf16→bf16\",\"shape\":\"{shape} decode\",\"kernel\":\"{label}\",\"ms\":{:.5},\"gbs\":{:.1},\"pct_of_ceiling\":{:.2},\"rel_err\":{e:.3e}}}",
+            t.as_secs_f64() * 1e3,
+            gbs / 1e9,
+            100.0 * gbs / hbm
+        );
+        Ok(())
+    };
+    if let Some(h) = blas {
+        measure("cuBLAS".into(), &mut |o| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?;
+    }
+    for (name, gv) in rows {
+        if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
+            continue;
+        }
+        let label = if name == "auto" { format!("auto ({})", gv.resolved_variant_on::<bf16, bf16>(ctx)?.name()) } else { name };
+        measure(label, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+    }
+    Ok(())
 }
 
 /// The fused bias + GELU epilogue: plain kernel, fused kernel, cuBLAS then
@@ -272,6 +337,7 @@ fn run(ctx: &Context) -> Result<()> {
     // LLM-like shapes.
     for s in [(8192, 8192, 1024), (4096, 14336, 4096), (1024, 1024, 1024)] {
         compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, 1, false, false)?;
+        compare::<f16, f16>(ctx, blas, "f16→f16", s, 1, false, false)?;
     }
     // Off the aligned path: every dimension odd and prime, against our own
     // best at the aligned shape next to it.
@@ -292,6 +358,10 @@ fn run(ctx: &Context) -> Result<()> {
     // Strided-batched, attention-like.
     for (batch, s, tb) in [(64, (1024, 1024, 64), true), (512, (128, 128, 128), false), (64, (512, 512, 512), false), (256, (256, 1024, 64), true)] {
         compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, batch, tb, false)?;
+    }
+    // Decode (memory-bound): against HBM bandwidth.
+    for s in [(1, 8192, 8192), (16, 8192, 8192), (64, 14336, 4096), (64, 8192, 8192)] {
+        decode(ctx, blas, s)?;
     }
     // The fused epilogue.
     epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4096, 4096, 4096))?;

@@ -59,12 +59,16 @@ impl WgmmaTile {
         WgmmaKernel::ALL.iter().copied().filter(move |k| self.matches(&k.config()))
     }
 
-    /// The tile for a problem on a GPU of `sms` multiprocessors: `128 ×
-    /// 256` when its tiles fill the GPU at least once, `128 × 128` below;
-    /// `None` when neither has a kernel for the types and orientation.
+    /// The tile for a problem on a GPU of `sms` multiprocessors: the one
+    /// with the shorter estimated time, `waves × work per tile / tile
+    /// throughput`, where a wave is one tile per multiprocessor (the grid
+    /// is persistent) and a `128 × 256` tile, twice the work of a `128 ×
+    /// 128` one, runs [`WIDE_TILE_SPEEDUP`] times its throughput; `None`
+    /// when neither tile has a kernel for the types and orientation.
     pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize) -> Option<WgmmaTile> {
-        let tiles = |t: WgmmaTile| p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch;
-        let wanted = if tiles(WgmmaTile::B128x256) >= sms {
+        let waves = |t: WgmmaTile| (p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch).div_ceil(sms.max(1)) as f64;
+        let wide = waves(WgmmaTile::B128x256) * 2.0 / WIDE_TILE_SPEEDUP;
+        let wanted = if wide <= waves(WgmmaTile::B128x128) {
             [WgmmaTile::B128x256, WgmmaTile::B128x128]
         } else {
             [WgmmaTile::B128x128, WgmmaTile::B128x256]
@@ -72,6 +76,11 @@ impl WgmmaTile {
         wanted.into_iter().find(|&t| kernel_for(t, input, output, transposes).is_ok())
     }
 }
+
+/// How much faster a `128 × 256` tile computes than a `128 × 128` one when
+/// both fill the GPU (fewer operand bytes per flop): the ratio of their
+/// throughputs at 8192³, rounded down (BENCHMARKS.md, wgmma).
+pub const WIDE_TILE_SPEEDUP: f64 = 1.2;
 
 /// The kernel of tile `t` for these types and orientation, or
 /// `BadArgument { arg: "variant" }` listing what the tile has.
@@ -293,5 +302,25 @@ mod tests {
             assert!(kernel_for(WgmmaTile::B128x256, BF16, BF16, t).is_ok(), "{t:?}");
         }
         assert!(matches!(kernel_for(WgmmaTile::B128x128, F16_KIND, F32, (true, true)), Err(Error::BadArgument { arg: "variant", .. })));
+    }
+
+    #[test]
+    fn auto_weighs_waves_against_tile_throughput() {
+        let pick = |m, n, k, batch| {
+            let p = crate::gemm::Gemm::new(m, n, k).batch(batch).problem().unwrap();
+            WgmmaTile::auto(&p, BF16, BF16, (false, false), 132)
+        };
+        // One wave of wide tiles (128 of 132) beats two of narrow ones.
+        assert_eq!(pick(2048, 2048, 2048, 1), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(8192, 8192, 8192, 1), Some(WgmmaTile::B128x256));
+        // Narrow tiles fit in one wave where wide ones would idle half the GPU.
+        assert_eq!(pick(1024, 1024, 1024, 1), Some(WgmmaTile::B128x128));
+        assert_eq!(pick(128, 128, 4096, 1), Some(WgmmaTile::B128x128));
+        // The batch counts: 4 × 1024² is 128 wide tiles.
+        assert_eq!(pick(1024, 1024, 64, 4), Some(WgmmaTile::B128x256));
+        // f16 → f32 has only a wide-tile kernel: that one, even where the
+        // narrow tile would be chosen.
+        let p = crate::gemm::Gemm::new(1024, 1024, 1024).problem().unwrap();
+        assert_eq!(WgmmaTile::auto(&p, F16_KIND, F32, (false, false), 132), Some(WgmmaTile::B128x256));
     }
 }
