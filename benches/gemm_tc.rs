@@ -200,7 +200,10 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
     };
     let mut best: Option<Duration> = None;
     let mut variants = vec![("auto".to_string(), GemmVariant::Auto)];
-    variants.extend(MmaTile::ALL.iter().map(|t| (t.name().to_string(), GemmVariant::Mma(*t))));
+    // On Hopper, of the mma.sync tiles only the default one (the others are
+    // measured on every GPU without the wgmma engine).
+    let mma_tiles = if hopper(ctx) { &MmaTile::ALL[..1] } else { MmaTile::ALL };
+    variants.extend(mma_tiles.iter().map(|t| (t.name().to_string(), GemmVariant::Mma(*t))));
     if hopper(ctx) {
         variants.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), GemmVariant::Wgmma(*t))));
     }
@@ -243,7 +246,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     if hopper(ctx) {
         rows.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Wgmma(*t)))));
     }
-    rows.extend(MmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Mma(*t)))));
+    rows.extend(MmaTile::ALL[..1].iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Mma(*t)))));
     let mut measure = |label: String, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
         f(&mut o)?;
         let e = sampled_error(&o, (m, n, k), false, false, None)?;
