@@ -19,13 +19,14 @@ const HOPPER: (i32, i32) = (9, 0);
 /// Emulator shapes: one element, primes, several tiles in each direction
 /// (the emulator launches 3 persistent blocks: most shapes give a block
 /// two tiles or more), `k` over several stages and not a multiple of 8, and
-/// `k` deep enough that the stage ring wraps several times.
+/// `k` deep enough that the stage ring wraps several times, and single
+/// tiles with a deep `k` (split-K: the emulator's 3 blocks take 3 parts).
 const SHAPES: &[(usize, usize, usize)] =
-    &[(1, 1, 1), (7, 9, 13), (129, 257, 72), (200, 130, 131), (257, 300, 64), (70, 300, 1031)];
+    &[(1, 1, 1), (7, 9, 13), (129, 257, 72), (200, 130, 131), (257, 300, 64), (70, 300, 1031), (33, 200, 1031), (5, 100, 777)];
 
 /// GPU shapes.
 const GPU_SHAPES: &[(usize, usize, usize)] =
-    &[(1000, 1000, 1000), (1024, 1024, 1024), (4093, 251, 259), (256, 4096, 1031), (2048, 2048, 4096), (127, 1000, 513)];
+    &[(1000, 1000, 1000), (1024, 1024, 1024), (4093, 251, 259), (256, 4096, 1031), (2048, 2048, 4096), (127, 1000, 513), (64, 4096, 4096), (1, 3000, 2048), (16, 1000, 4093)];
 
 fn push<I: Ty, O: Ty>(v: &mut Vec<Case>, name: String, case: Spec, gpu_only: bool) {
     let run = move |ctx: &Context| check::<I, O>(ctx, &case, false);
@@ -69,6 +70,9 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
             for (act, a) in [(Activation::Relu, "relu"), (Activation::GeluTanh, "gelu")] {
                 let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(45, 70, 33) };
                 push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x33", tile.name()), case, false);
+                // Split-K, the epilogue in the reduction.
+                let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 70, 600) };
+                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x600", tile.name()), case, false);
                 let case = Spec { bias: true, activation: act, ..mk(1000, 1000, 512) };
                 push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::1000x1000x512", tile.name()), case, true);
             }

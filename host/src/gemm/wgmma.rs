@@ -14,6 +14,7 @@ use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 use super::mma::{stage, typed, HostElem, Stored};
 use super::{Activation, GemmElement, GemmParams, Problem};
 use crate::launch::{Absent, TensorMaps};
+use k::gemm::mma::{split_k_config, SplitKParams};
 use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
 
 /// A wgmma tile configuration (sm_90a: Hopper GPUs): the block tile the
@@ -273,16 +274,87 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         activation: act.code(),
         stride_c: p.strides[2] as u64,
         has_bias: bias.is_some() as u32,
-        pad: 0,
+        splits: 1,
     };
     let tiles = config.tiles(&params);
     let sms = match ctx.device_info() {
         Some(info) => info.sm_count.max(1) as usize,
         None => EMULATOR_BLOCKS,
     };
-    let cfg = config.config(tiles.min(sms).min(k::launch::MAX_GRID_X as usize) as u32);
-    kernel.launch(ctx, cfg, params, &maps, &*c, bias)
+    let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
+    let partial = kernel_for(tile, I::KIND, F32, (ta, tb)).ok();
+    let splits = split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::BK), sms);
+    let Some(partial) = partial.filter(|_| splits > 1) else {
+        return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias);
+    };
+    // Split-K: f32 partial products of every part of k, then the
+    // reduction with the epilogue.
+    let parts = ctx.alloc::<f32>(p.batch * splits * m * n)?;
+    let pp = WgmmaParams {
+        g: GemmParams { alpha: 1.0, beta: 0.0, ldc: n as u32, ..params.g },
+        activation: Activation::None.code(),
+        stride_c: (m * n) as u64,
+        has_bias: 0,
+        splits: splits as u32,
+        ..params
+    };
+    partial.launch(ctx, partial.config().config(blocks(tiles * splits)), pp, &maps, &parts, None)?;
+    let rp = SplitKParams {
+        rows: g.m,
+        cols: g.n,
+        ldc: g.ldc,
+        splits: splits as u32,
+        batch: p.batch as u32,
+        activation: act.code(),
+        has_bias: bias.is_some() as u32,
+        pad: 0,
+        alpha: g.alpha,
+        beta: g.beta,
+        stride_c: p.strides[2] as u64,
+    };
+    let cfg = split_k_config(&rp);
+    let any: &mut dyn Any = c;
+    macro_rules! reduce {
+        ($kernel:ident, $c:expr) => {
+            match bias {
+                Some(bias) => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, &parts, $c, bias, rp),
+                None => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, &parts, $c, Absent::<f32>::new(), rp),
+            }
+        };
+    }
+    if let Some(c) = any.downcast_mut::<Buffer<f32>>() {
+        return reduce!(gemm_splitk_reduce_f32, c);
+    }
+    if let Some(c) = any.downcast_mut::<Buffer<half::bf16>>() {
+        return reduce!(gemm_splitk_reduce_bf16, c);
+    }
+    match any.downcast_mut::<Buffer<half::f16>>() {
+        Some(c) => reduce!(gemm_splitk_reduce_f16, c),
+        None => unreachable!("GemmElement is f32, bf16 or f16"),
+    }
 }
+
+/// Parts of `k` for a problem of `tiles` block tiles and `ktiles` k-tiles
+/// on `sms` multiprocessors: 1 (no split) when the tiles fill at least
+/// half the GPU; otherwise enough parts to give every multiprocessor a
+/// unit, each at least [`MIN_SPLIT_KTILES`] k-tiles long (so the reduction
+/// stays small next to the GEMM), at most [`MAX_SPLITS`]; then as few as
+/// cover `ktiles` with that part length (no empty part).
+pub(super) fn split_k(tiles: usize, ktiles: usize, sms: usize) -> usize {
+    if tiles == 0 || 2 * tiles > sms {
+        return 1;
+    }
+    let want = (sms / tiles).min(ktiles / MIN_SPLIT_KTILES).min(MAX_SPLITS);
+    if want <= 1 {
+        return 1;
+    }
+    ktiles.div_ceil(ktiles.div_ceil(want))
+}
+
+/// The shortest part of `k` split-K makes, in k-tiles of 64.
+pub const MIN_SPLIT_KTILES: usize = 4;
+/// The most parts of `k`.
+pub const MAX_SPLITS: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -302,6 +374,26 @@ mod tests {
             assert!(kernel_for(WgmmaTile::B128x256, BF16, BF16, t).is_ok(), "{t:?}");
         }
         assert!(matches!(kernel_for(WgmmaTile::B128x128, F16_KIND, F32, (true, true)), Err(Error::BadArgument { arg: "variant", .. })));
+    }
+
+    #[test]
+    fn split_k_only_where_tiles_leave_the_gpu_idle() {
+        // Enough tiles: no split.
+        assert_eq!(split_k(128, 64, 132), 1);
+        assert_eq!(split_k(67, 64, 132), 1);
+        // Decode, 64 × 8192 × 8192 on 128 × 256 tiles: 32 tiles, 128 k-tiles.
+        assert_eq!(split_k(32, 128, 132), 4);
+        // One tile, deep k: capped at MAX_SPLITS parts of ≥ 4 k-tiles.
+        assert_eq!(split_k(1, 1000, 132), 32);
+        assert_eq!(split_k(1, 17, 3), 3);
+        // Short k: parts would be too short.
+        assert_eq!(split_k(1, 7, 132), 1);
+        for (tiles, ktiles, sms) in [(1, 17, 132), (3, 130, 132), (10, 99, 132), (2, 9, 3)] {
+            let s = split_k(tiles, ktiles, sms);
+            let chunk = ktiles.div_ceil(s);
+            assert!(chunk * (s - 1) < ktiles, "{tiles} {ktiles} {sms}: part {s} of {chunk} would be empty");
+            assert!(s == 1 || chunk >= MIN_SPLIT_KTILES);
+        }
     }
 
     #[test]

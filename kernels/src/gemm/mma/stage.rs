@@ -159,3 +159,94 @@ kernel! {
         bias_act_body(x, bias, p)
     }
 }
+
+/// The split-K reduction: `C = act(α·Σₛ part[s] + β·C + bias[col])` over
+/// `splits` f32 partial products of `rows × cols` (packed, part `s` of
+/// batch index `z` at `(z·splits + s)·rows·cols`), summed in order of `s`
+/// so the result does not depend on scheduling.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitKParams {
+    /// Rows of one matrix of `C`.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Leading dimension of `C`.
+    pub ldc: u32,
+    /// Partial products per matrix.
+    pub splits: u32,
+    /// Matrices.
+    pub batch: u32,
+    /// The activation ([`super::ACT_NONE`], …).
+    pub activation: u32,
+    /// 1: add `bias[col]`.
+    pub has_bias: u32,
+    /// Unused (alignment of `stride_c`).
+    pub pad: u32,
+    /// α.
+    pub alpha: f32,
+    /// β (0: `C` is not read).
+    pub beta: f32,
+    /// Elements from one matrix of `C` to the next.
+    pub stride_c: u64,
+}
+
+/// One thread per element of `C`, 256 × 1 blocks covering the columns,
+/// the rows of every matrix of the batch on y (folded into z beyond the
+/// grid's y limit).
+pub const fn split_k_config(p: &SplitKParams) -> LaunchConfig {
+    LaunchConfig::cover_2d(p.cols, p.rows * p.batch, [256, 1]).fold_rows()
+}
+
+/// The reduction.
+///
+/// # Safety
+/// `parts` holds `batch·splits·rows·cols` elements, `c` every element of
+/// `C` for every batch index, `bias` `cols` elements when `has_bias` is set.
+#[inline(always)]
+unsafe fn split_k_body<T: super::Value>(parts: Global<f32>, c: Global<T>, bias: Global<f32>, p: SplitKParams) {
+    let (j, r) = (global_x() as usize, crate::arch::global_row() as usize);
+    let (rows, cols) = (p.rows as usize, p.cols as usize);
+    if j >= cols || r >= rows * p.batch as usize {
+        return;
+    }
+    let (z, i) = (r / rows, r % rows);
+    let plane = rows * cols;
+    let first = z * p.splits as usize * plane + i * cols + j;
+    let mut sum = 0f32;
+    for s in 0..p.splits as usize {
+        sum += unsafe { parts.read(first + s * plane) };
+    }
+    let o = z * p.stride_c as usize + i * p.ldc as usize + j;
+    let mut v = p.alpha * sum;
+    unsafe {
+        if p.beta != 0.0 {
+            v = crate::arch::fma(p.beta, c.read(o).to_f32(), v);
+        }
+        if p.has_bias != 0 {
+            v += bias.read(j);
+        }
+        c.write(o, T::one(super::activate(p.activation, v)));
+    }
+}
+
+kernel! {
+    /// The split-K reduction into an f32 `C` ([`SplitKParams`]).
+    pub fn gemm_splitk_reduce_f32(parts: Global<f32>, c: Global<f32>, bias: Global<f32>, p: SplitKParams) {
+        split_k_body(parts, c, bias, p)
+    }
+}
+
+kernel! {
+    /// The split-K reduction into a bf16 `C`.
+    pub fn gemm_splitk_reduce_bf16(parts: Global<f32>, c: Global<Bf16>, bias: Global<f32>, p: SplitKParams) {
+        split_k_body(parts, c, bias, p)
+    }
+}
+
+kernel! {
+    /// The split-K reduction into an f16 `C`.
+    pub fn gemm_splitk_reduce_f16(parts: Global<f32>, c: Global<F16>, bias: Global<f32>, p: SplitKParams) {
+        split_k_body(parts, c, bias, p)
+    }
+}

@@ -145,6 +145,17 @@ pub const fn tile_origin(tile: usize, tiles_m: usize, tiles_n: usize, bn: usize)
     (z, tm * BM, tn * bn)
 }
 
+/// The k-tiles `k0..k1` of part `part` of `splits` (split-K): consecutive
+/// runs of `ceil(ktiles / splits)`, the last one shorter; a part past the
+/// end is empty (`k0 == k1`; the host picks `splits` so none is).
+#[inline(always)]
+pub const fn k_part(part: usize, splits: usize, ktiles: usize) -> (usize, usize) {
+    let chunk = ktiles.div_ceil(splits);
+    let k0 = if part * chunk < ktiles { part * chunk } else { ktiles };
+    let k1 = if k0 + chunk < ktiles { k0 + chunk } else { ktiles };
+    (k0, k1)
+}
+
 /// Block rows walked together by [`tile_origin`].
 pub const GROUP: usize = 8;
 
@@ -152,7 +163,24 @@ pub const GROUP: usize = 8;
 mod tests {
     use super::*;
     use crate::layout::wgmma::tma_box;
+    use proptest::prelude::*;
     use std::collections::HashSet;
+
+    proptest! {
+        /// The parts cover `0..ktiles` once, in order, each at most one
+        /// chunk long.
+        #[test]
+        fn k_parts_partition_the_k_tiles(ktiles in 0usize..500, splits in 1usize..40) {
+            let mut next = 0;
+            for part in 0..splits {
+                let (k0, k1) = k_part(part, splits, ktiles);
+                prop_assert_eq!(k0, next);
+                prop_assert!(k1 >= k0 && k1 - k0 <= ktiles.div_ceil(splits));
+                next = k1;
+            }
+            prop_assert_eq!(next, ktiles);
+        }
+    }
 
     /// For both orientations of both operands: the descriptors of every
     /// `wgmma` of a stage address each element of the tile exactly where

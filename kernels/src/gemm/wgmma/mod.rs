@@ -23,6 +23,12 @@
 //!   fewer tiles); each walks the tiles `gridDim.x` apart in
 //!   [`index::tile_origin`]'s grouped order, and the producer starts the
 //!   next tile's loads while the consumers finish the last one.
+//! * **Split-K.** A problem of fewer tiles than multiprocessors (LLM decode:
+//!   a few rows, large `n` and `k`) is cut along `k` too
+//!   ([`WgmmaParams::splits`]): every part of every tile is a work unit,
+//!   the parts write f32 partial sums, and a reduction pass
+//!   ([`super::mma::gemm_splitk_reduce_f32`] and its siblings) adds them
+//!   in order and applies the epilogue.
 //! * **Epilogue** straight from the accumulator fragment
 //!   ([`crate::layout::wgmma::d_fragment`]): `α·acc + β·C + bias[col]`,
 //!   then the activation, two adjacent columns per store, predicated at
@@ -32,7 +38,7 @@
 
 pub mod index;
 
-use self::index::{align_base, box_dims, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BK, BM, EMPTY_ARRIVALS, THREADS};
+use self::index::{align_base, box_dims, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BK, BM, EMPTY_ARRIVALS, THREADS};
 use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
@@ -71,8 +77,12 @@ pub struct WgmmaParams {
     pub stride_c: u64,
     /// 1: add `bias[col]` (f32, `n` elements) before the activation.
     pub has_bias: u32,
-    /// Unused (keeps the struct's size a multiple of 8 on both targets).
-    pub pad: u32,
+    /// Parts of `k` computed separately (split-K, for problems with too
+    /// few tiles to fill the GPU). 1: whole tiles, the full epilogue. Above
+    /// 1 (the host then sets α = 1, β = 0, no bias, no activation, f32
+    /// `C`): part `s` of batch index `z` goes to `C + (z·splits + s)·stride_c`,
+    /// and a reduction pass sums the parts in order.
+    pub splits: u32,
 }
 
 /// A configuration of the engine (all compile-time in the kernel).
@@ -182,7 +192,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     let at = |off: usize| base + off as u32;
     let (m, n, k) = (p.g.m as usize, p.g.n as usize, p.g.k as usize);
     let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-    let tiles = tiles_m * tiles_n * p.batch as usize;
+    let splits = (p.splits as usize).max(1);
+    // Work units: every part of `k` of every tile.
+    let units = tiles_m * tiles_n * p.batch as usize * splits;
     let ktiles = k.div_ceil(BK);
     unsafe {
         if t == 0 {
@@ -202,12 +214,13 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             fence_proxy_tensormap(maps, MAP_A);
             fence_proxy_tensormap(maps, MAP_B);
             let mut it = 0usize;
-            let mut tile = block_idx_x() as usize;
-            while tile < tiles {
-                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
+            let mut unit = block_idx_x() as usize;
+            while unit < units {
+                let (z, m0, n0) = tile_origin(unit / splits, tiles_m, tiles_n, BN);
+                let (k0, k1) = k_part(unit % splits, splits, ktiles);
                 let za = if p.a_batched != 0 { z } else { 0 };
                 let zb = if p.b_batched != 0 { z } else { 0 };
-                for kt in 0..ktiles {
+                for kt in k0..k1 {
                     let s = it % ST;
                     // A fresh stage counts as released (parity 1 of phase 0).
                     mbarrier_wait(at(plan.empty(s)), ((it / ST) & 1) as u32 ^ 1);
@@ -223,7 +236,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     }
                     it += 1;
                 }
-                tile += grid_dim_x() as usize;
+                unit += grid_dim_x() as usize;
             }
         } else {
             // Consumers.
@@ -233,35 +246,38 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let lane = tw % 32;
             let mut acc = [0u32; R];
             let mut it = 0usize;
-            let mut tile = block_idx_x() as usize;
-            while tile < tiles {
-                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
-                for kt in 0..ktiles {
+            let mut unit = block_idx_x() as usize;
+            while unit < units {
+                let (z, m0, n0) = tile_origin(unit / splits, tiles_m, tiles_n, BN);
+                let part = unit % splits;
+                let (k0, k1) = k_part(part, splits, ktiles);
+                for kt in k0..k1 {
                     let s = it % ST;
                     mbarrier_wait(at(plan.full(s)), ((it / ST) & 1) as u32);
                     wgmma_fence();
                     for j in 0..BK / 16 {
                         let da = operand_desc(a_mn, at(plan.a(s)), g, j);
                         let db = operand_desc(b_mn, at(plan.b(s)), 0, j);
-                        mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > 0 || j > 0);
+                        mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > k0 || j > 0);
                     }
                     wgmma_commit_group();
                     // The previous stage's group is done: release its stage.
                     wgmma_wait_group::<1, R>(&mut acc);
-                    if kt > 0 && lane == 0 {
+                    if kt > k0 && lane == 0 {
                         mbarrier_arrive(at(plan.empty((it - 1) % ST)));
                     }
                     it += 1;
                 }
                 wgmma_wait_group::<0, R>(&mut acc);
-                if ktiles > 0 && lane == 0 {
+                if k1 > k0 && lane == 0 {
                     mbarrier_arrive(at(plan.empty((it - 1) % ST)));
                 }
-                if ktiles == 0 {
+                if k1 == k0 {
                     acc = [0; R];
                 }
-                epilogue::<O, R>(&p, c, bias, &acc, z * p.stride_c as usize, (m0 + 64 * g, n0), tw);
-                tile += grid_dim_x() as usize;
+                let base = (z * splits + part) * p.stride_c as usize;
+                epilogue::<O, R>(&p, c, bias, &acc, base, (m0 + 64 * g, n0), tw);
+                unit += grid_dim_x() as usize;
             }
         }
     }
