@@ -2,6 +2,7 @@
 //! and device buffers.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -120,6 +121,9 @@ pub(crate) enum Inner {
 /// device, or two emulator contexts, are different contexts).
 pub struct Context {
     pub(crate) inner: Arc<Inner>,
+    /// Work submitted to the device: kernel launches and device-to-device
+    /// copies (see [`Context::launch_count`]).
+    launches: AtomicU64,
 }
 
 fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
@@ -175,12 +179,13 @@ impl Context {
         };
         Ok(Context {
             inner: Arc::new(Inner::Cuda(Box::new(Cuda { ctx, stream, modules, functions: Mutex::new(HashMap::new()), info }))),
+            launches: AtomicU64::new(0),
         })
     }
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Arc::new(Inner::Emulator) }
+        Context { inner: Arc::new(Inner::Emulator), launches: AtomicU64::new(0) }
     }
 
     /// Whether `self` and `other` are the same context (not merely the
@@ -202,6 +207,31 @@ impl Context {
         }
     }
 
+    /// How many kernels (and device-to-device copies) this context has
+    /// submitted since it was created: every launch that passed the
+    /// launch-configuration check counts, whether or not it then
+    /// succeeded. The reliability tests use it to assert that a refused
+    /// call launched nothing.
+    #[doc(hidden)]
+    pub fn launch_count(&self) -> u64 {
+        self.launches.load(Ordering::Relaxed)
+    }
+
+    /// Counts one submission (see [`Context::launch_count`]).
+    pub(crate) fn count_launch(&self) {
+        self.launches.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Free and total device memory in bytes (`cuMemGetInfo`), or `None`
+    /// on the emulator: for the soak test's before/after comparison.
+    #[doc(hidden)]
+    pub fn device_memory(&self) -> Option<Result<(usize, usize)>> {
+        match &*self.inner {
+            Inner::Cuda(c) => Some(c.ctx.mem_get_info().map_err(driver("reading the device memory"))),
+            Inner::Emulator => None,
+        }
+    }
+
     /// The CUDA device, if this is a CUDA context.
     pub fn device_info(&self) -> Option<&DeviceInfo> {
         match &*self.inner {
@@ -216,6 +246,9 @@ impl Context {
     /// the host) cannot hold it; the context stays usable.
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>> {
         match &*self.inner {
+            // The driver refuses a zero-byte allocation: an empty buffer
+            // holds one unused element (its length stays 0).
+            Inner::Cuda(_) if data.is_empty() => self.alloc(0),
             Inner::Cuda(c) => {
                 let bytes = std::mem::size_of_val(data);
                 let s = c.stream.clone_htod(data).map_err(|e| oom_or(e, bytes, "copying to the device"))?;
@@ -236,9 +269,11 @@ impl Context {
     pub fn alloc<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
         match &*self.inner {
             Inner::Cuda(c) => {
-                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
+                // The driver refuses a zero-byte allocation: an empty
+                // buffer holds one unused element (its length stays 0).
+                let bytes = len.max(1).checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
                 // SAFETY: the memory is zeroed right after.
-                let s = unsafe { c.stream.alloc::<T>(len) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
+                let s = unsafe { c.stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
                 // SAFETY: all-zero bytes are a valid value of every Element.
                 let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, &c.stream), 0, bytes, c.stream.cu_stream()) };
                 r.map_err(driver("clearing a buffer"))?;
@@ -427,6 +462,19 @@ pub(crate) enum Storage<T: Element> {
 /// this identity, so a buffer of another context (another device, another
 /// context on the same device, or the emulator) is refused with a typed
 /// error instead of reaching a kernel.
+///
+/// Every launching function takes its inputs as `&Buffer` and its output
+/// as `&mut Buffer`, so one buffer cannot be both input and output: the
+/// borrow checker refuses it at compile time, and no run-time aliasing
+/// check is needed.
+///
+/// ```compile_fail,E0502
+/// # let ctx = ferrotile::Context::emulator();
+/// let a = ctx.upload(&[1.0f32; 4])?;
+/// let mut c = ctx.upload(&[1.0f32; 4])?;
+/// ferrotile::vec_add(&ctx, &a, &c, &mut c)?; // `c` as input and output
+/// # Ok::<(), ferrotile::Error>(())
+/// ```
 pub struct Buffer<T: Element> {
     pub(crate) storage: Storage<T>,
     len: usize,
@@ -461,6 +509,9 @@ impl<T: Element> Buffer<T> {
 
     /// Copies the buffer back to the host (waits for pending kernels).
     pub fn download(&self) -> Result<Vec<T>> {
+        if self.len == 0 {
+            return Ok(Vec::new());
+        }
         match &self.storage {
             Storage::Cuda { slice, stream, .. } => stream.clone_dtoh(slice).map_err(driver("copying to the host")),
             // SAFETY: ptr/len describe the owned allocation.
@@ -472,6 +523,9 @@ impl<T: Element> Buffer<T> {
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { arg: "data", expected: self.len, actual: data.len() });
+        }
+        if self.len == 0 {
+            return Ok(());
         }
         match &mut self.storage {
             Storage::Cuda { slice, stream, .. } => stream.memcpy_htod(data, slice).map_err(driver("copying to the device")),
@@ -491,6 +545,9 @@ impl<T: Element> Buffer<T> {
         }
         if !Arc::ptr_eq(&self.owner, &src.owner) {
             return Err(Error::BadArgument { arg: "src", detail: "buffer belongs to another context than the destination".into() });
+        }
+        if self.len == 0 {
+            return Ok(());
         }
         match (&mut self.storage, &src.storage) {
             (Storage::Cuda { ptr: dst, stream, .. }, Storage::Cuda { ptr: s, .. }) => {

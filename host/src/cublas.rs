@@ -129,6 +129,7 @@ impl Cublas {
         // SAFETY: the buffers hold the elements their layouts reach over
         // the batch (checked above) and belong to the handle's context;
         // α and β live across the call (host pointer mode).
+        ctx.count_launch();
         let status = unsafe {
             if batch == 1 {
                 sys::cublasGemmEx(handle, op(tb), op(ta), n, m, kk, alpha, pb, tin, ldb, pa, tin, lda, beta, pc, tout, ldc, compute, sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT_TENSOR_OP)

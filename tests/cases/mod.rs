@@ -2,6 +2,7 @@
 
 use crate::common::Case;
 
+mod bad_input;
 mod context;
 mod foundation;
 mod transpose;
@@ -16,6 +17,7 @@ mod warp;
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
+    v.extend(bad_input::cases());
     v.extend(context::cases());
     v.extend(foundation::cases());
     v.extend(transpose::cases());
