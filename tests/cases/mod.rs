@@ -2,6 +2,7 @@
 
 use crate::common::Case;
 
+mod api_props;
 mod bad_input;
 mod context;
 mod foundation;
@@ -18,6 +19,7 @@ mod warp;
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(bad_input::cases());
+    v.extend(api_props::cases());
     v.extend(context::cases());
     v.extend(foundation::cases());
     v.extend(transpose::cases());
