@@ -1,5 +1,34 @@
 //! Backends (CUDA through the driver API, or the CPU emulator), contexts
 //! and device buffers.
+//!
+//! # Threads: what is `Send` and `Sync`, and why
+//!
+//! * [`Context`] is `Send + Sync`: share one by reference (or in an `Arc`)
+//!   across threads. After creation it changes only through a `Mutex`
+//!   (the cache of looked-up kernels) and an atomic (the launch counter).
+//!   A CUDA context has **one stream**: launches and copies from any
+//!   number of threads are submitted to it (the driver's launch and copy
+//!   calls are thread-safe, and every call makes the context current on
+//!   the calling thread), so they run in submission order, one after the
+//!   other, never concurrently on the device. Work meant to overlap on the
+//!   GPU goes to separate contexts (each with its own stream; buffers do
+//!   not cross contexts). The emulator context holds no state: each launch
+//!   runs to completion on the calling thread (its blocks on rayon's pool).
+//! * [`Buffer`] is `Send + Sync`. Every function reads its inputs through
+//!   `&Buffer` and writes its output through `&mut Buffer`, so two threads
+//!   can never launch a write to one buffer at the same time, nor read one
+//!   while another writes it: the borrow checker forbids it, as for any
+//!   Rust value. On CUDA a launch returns before the kernel finishes; what
+//!   keeps a later use of the buffer (from any thread) after the kernel is
+//!   the context's single stream: every operation on a context's buffers,
+//!   downloads and the free on drop included, is ordered after the work
+//!   submitted before it.
+//! * The kernels' parameters and the emulator's views of buffers live only
+//!   for the launch.
+//!
+//! `tests/cases/stress.rs` runs GEMM, transpose and blur from 8 threads
+//! (one shared context, and one context per thread) with every result
+//! checked.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -398,6 +427,9 @@ impl Context {
     /// Launches a kernel on the CUDA backend with raw parameter pointers.
     pub(crate) fn launch_cuda(&self, name: &'static str, cfg: LaunchConfig, params: &mut [*mut std::ffi::c_void]) -> Result<()> {
         let (f, c) = self.cuda_function(name, cfg.shared_bytes)?;
+        // The calling thread may never have used this context (a buffer
+        // made on one thread, launched on from another): make it current.
+        c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
         // SAFETY: the caller passes one pointer per kernel parameter, each to
         // a value of the parameter's type, alive for the call.
         unsafe {
@@ -481,9 +513,20 @@ pub struct Buffer<T: Element> {
     owner: Arc<Inner>,
 }
 
-// SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`.
+// SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`;
+// the CUDA storage is cudarc's `CudaSlice` (itself `Send + Sync`) and a
+// device address used only on the context's one stream (see the module
+// documentation).
 unsafe impl<T: Element> Send for Buffer<T> {}
 unsafe impl<T: Element> Sync for Buffer<T> {}
+
+// The thread-safety the module documentation promises, checked.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Context>();
+    send_sync::<Buffer<f32>>();
+    send_sync::<Buffer<half::bf16>>();
+};
 
 impl<T: Element> Buffer<T> {
     fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>) -> Self {
@@ -552,6 +595,7 @@ impl<T: Element> Buffer<T> {
         match (&mut self.storage, &src.storage) {
             (Storage::Cuda { ptr: dst, stream, .. }, Storage::Cuda { ptr: s, .. }) => {
                 let bytes = self.len * std::mem::size_of::<T>();
+                stream.context().bind_to_thread().map_err(driver("making the context current"))?;
                 // SAFETY: both allocations hold `bytes` bytes.
                 unsafe { cudarc::driver::result::memcpy_dtod_async(*dst, *s, bytes, stream.cu_stream()) }
                     .map_err(driver("copying device to device"))

@@ -36,6 +36,8 @@ pub mod reference;
 pub mod testing;
 pub mod transpose;
 mod vec_add;
+#[doc(hidden)]
+pub mod workload;
 
 pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
 pub use error::{Error, Result};

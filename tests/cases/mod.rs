@@ -11,6 +11,7 @@ mod image;
 mod mma;
 mod wgmma;
 mod sgemm;
+mod stress;
 // The warp probes are built with the experiment kernels.
 #[cfg(feature = "experiments")]
 mod warp;
@@ -29,5 +30,6 @@ pub fn all() -> Vec<Case> {
     v.extend(warp::cases());
     v.extend(mma::cases());
     v.extend(wgmma::cases());
+    v.extend(stress::cases());
     v
 }
