@@ -150,8 +150,8 @@ pub(crate) enum Inner {
 /// device, or two emulator contexts, are different contexts).
 pub struct Context {
     pub(crate) inner: Arc<Inner>,
-    /// Work submitted to the device: kernel launches and device-to-device
-    /// copies (see [`Context::launch_count`]).
+    /// Work submitted to the device: kernel launches and cuBLAS calls
+    /// (see [`Context::launch_count`]).
     launches: AtomicU64,
 }
 
@@ -236,10 +236,11 @@ impl Context {
         }
     }
 
-    /// How many kernels (and device-to-device copies) this context has
-    /// submitted since it was created: every launch that passed the
+    /// How many kernels (and cuBLAS calls) this context has submitted
+    /// since it was created: every launch that passed the
     /// launch-configuration check counts, whether or not it then
-    /// succeeded. The reliability tests use it to assert that a refused
+    /// succeeded. Copies (uploads, downloads, `copy_from_buffer`) do not
+    /// count. The reliability tests use it to assert that a refused
     /// call launched nothing.
     #[doc(hidden)]
     pub fn launch_count(&self) -> u64 {
