@@ -139,6 +139,7 @@ const LAUNCH_NOTHING: &[(&str, &str)] = &[
     ("image.rs:sliding_strip_rows", "a heuristic over any usize: returns a number, launches nothing"),
     ("gemm/mod.rs:resolved_variant_on", "validates as `run` does and launches nothing"),
     ("backend.rs:same_as", "compares two contexts"),
+    ("workload.rs:run", "hidden stress/soak workload: valid calls of the functions above, verified"),
     ("probe.rs:cvt", "hidden warp probes of the experiments build (tests only)"),
     ("probe.rs:ldmatrix", "hidden warp probes of the experiments build (tests only)"),
     ("probe.rs:mma", "hidden warp probes of the experiments build (tests only)"),
