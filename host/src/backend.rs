@@ -155,6 +155,11 @@ pub struct Context {
     launches: AtomicU64,
 }
 
+thread_local! {
+    /// Submissions by this thread (see [`Context::thread_launch_count`]).
+    static THREAD_LAUNCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
     move |e| Error::Driver { op, detail: e.to_string() }
 }
@@ -247,9 +252,19 @@ impl Context {
         self.launches.load(Ordering::Relaxed)
     }
 
+    /// How many kernels (and cuBLAS calls) the calling thread has submitted,
+    /// on any context: [`Context::launch_count`] for one thread, exact even
+    /// while other threads launch on the same contexts (the tests run in
+    /// parallel on shared contexts).
+    #[doc(hidden)]
+    pub fn thread_launch_count() -> u64 {
+        THREAD_LAUNCHES.with(|n| n.get())
+    }
+
     /// Counts one submission (see [`Context::launch_count`]).
     pub(crate) fn count_launch(&self) {
         self.launches.fetch_add(1, Ordering::Relaxed);
+        THREAD_LAUNCHES.with(|n| n.set(n.get() + 1));
     }
 
     /// Free and total device memory in bytes (`cuMemGetInfo`), or `None`

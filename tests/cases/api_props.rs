@@ -26,11 +26,11 @@ fn runner(cases: u32, seed: u8) -> TestRunner {
 
 /// What a call must have done: `Ok` equal to the reference (checked by
 /// the caller), or a typed error naming an argument with nothing launched.
-fn typed_refusal(ctx: &Context, launches_before: u64, e: &Error) -> Result<(), TestCaseError> {
+fn typed_refusal(launches_before: u64, e: &Error) -> Result<(), TestCaseError> {
     if !matches!(e, Error::BadArgument { .. } | Error::LengthMismatch { .. }) {
         return Err(TestCaseError::fail(format!("an error that names no argument: {e:?}")));
     }
-    if ctx.launch_count() != launches_before {
+    if Context::thread_launch_count() != launches_before {
         return Err(TestCaseError::fail(format!("refused ({e}) after launching")));
     }
     Ok(())
@@ -170,7 +170,7 @@ fn gemm_case(ctx: &Context, a: &GemmArgs, rng: &mut Rng, tally: &Tally) -> Resul
     let bv = rng.f32s(lens[1]);
     let cv = rng.f32s(lens[2]);
     let c_buf = up(ctx, &cv).map_err(fail)?;
-    let before = ctx.launch_count();
+    let before = Context::thread_launch_count();
     let (result, c_buf) = if a.bf16_in {
         let a16: Vec<bf16> = av.iter().map(|&x| bf16::from_f32(x)).collect();
         let b16: Vec<bf16> = bv.iter().map(|&x| bf16::from_f32(x)).collect();
@@ -188,7 +188,7 @@ fn gemm_case(ctx: &Context, a: &GemmArgs, rng: &mut Rng, tally: &Tally) -> Resul
     match result {
         Err(_) => Err(fail("panicked".into())),
         Ok(Err(e)) => {
-            typed_refusal(ctx, before, &e)?;
+            typed_refusal(before, &e)?;
             if must_succeed {
                 return Err(fail(format!("valid arguments refused: {e}")));
             }
@@ -255,11 +255,11 @@ fn transpose_prop(ctx: &Context) -> Result<(), String> {
             if let Some(v) = v {
                 t = t.variant(v);
             }
-            let before = ctx.launch_count();
+            let before = Context::thread_launch_count();
             match catch_unwind(AssertUnwindSafe(|| t.run(ctx, &ib, &mut ob))) {
                 Err(_) => Err(fail("panicked".into())),
                 Ok(Err(e)) => {
-                    typed_refusal(ctx, before, &e)?;
+                    typed_refusal(before, &e)?;
                     if valid && v.is_none() {
                         return Err(fail(format!("{nx}x{ny} refused: {e}")));
                     }
@@ -298,7 +298,7 @@ fn blur_prop(ctx: &Context) -> Result<(), String> {
                 Err(_) => return Err(fail("Image::new panicked".into())),
                 Ok(Err(e)) => {
                     return if w == 0 || h == 0 {
-                        typed_refusal(ctx, ctx.launch_count(), &e)
+                        typed_refusal(Context::thread_launch_count(), &e)
                     } else {
                         Err(fail(format!("{w}x{h}x{c} refused: {e}")))
                     };
@@ -311,7 +311,7 @@ fn blur_prop(ctx: &Context) -> Result<(), String> {
             let mut dst = DeviceImage::alloc(ctx, dw, dh, dc).map_err(|e| fail(e.to_string()))?;
             dst.fill(0xAB).map_err(|e| fail(e.to_string()))?;
             let valid = (dw, dh, dc) == (w, h, c) && r <= 255 && v.is_none_or(|v| v.supports(w, c, r));
-            let before = ctx.launch_count();
+            let before = Context::thread_launch_count();
             let result = catch_unwind(AssertUnwindSafe(|| match v {
                 Some(v) => image::blur_with(ctx, v, &src, &mut dst, r),
                 None => image::blur(ctx, &src, &mut dst, r),
@@ -319,7 +319,7 @@ fn blur_prop(ctx: &Context) -> Result<(), String> {
             match result {
                 Err(_) => Err(fail("panicked".into())),
                 Ok(Err(e)) => {
-                    typed_refusal(ctx, before, &e)?;
+                    typed_refusal(before, &e)?;
                     if valid {
                         return Err(fail(format!("{v:?} {w}x{h}x{c} r{r} refused: {e}")));
                     }

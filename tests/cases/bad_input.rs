@@ -4,8 +4,8 @@
 //! Each cell is one of
 //! * **refuse**: one or more calls, each of which must return a typed
 //!   [`Error`] naming the expected argument (and mentioning the sizes
-//!   given), launch nothing ([`Context::launch_count`] of both contexts
-//!   unchanged), panic nowhere (`catch_unwind`), and leave every buffer it
+//!   given), launch nothing (`Context::thread_launch_count`, the
+//!   launches this thread submitted on any context, unchanged), panic nowhere (`catch_unwind`), and leave every buffer it
 //!   was given byte-for-byte as it was (inputs and the poisoned outputs);
 //! * **valid**: an input that looks suspicious but is defined (a blur
 //!   radius beyond the image, a zero-length copy): it runs and equals the
@@ -191,8 +191,10 @@ pub struct Env<'a> {
 }
 
 impl Env<'_> {
+    /// Launches by this thread on any context (the test harness runs other
+    /// cases on the same contexts from other threads).
     fn launches(&self) -> u64 {
-        self.ctx.launch_count() + self.other.launch_count()
+        Context::thread_launch_count()
     }
     fn f32s(&self, n: usize) -> Buffer<f32> {
         let v = self.rng.borrow_mut().f32s(n);
