@@ -7,7 +7,8 @@ set -uo pipefail
 out=${OUT:-/tmp/ferrotile-sanitize}
 mkdir -p "$out"
 big=(--skip 1000 --skip 1024 --skip 4096 --skip 8192 --skip 1920 --skip 67108864 --skip 4093
-     --skip 8191 --skip 67108863 --skip 2048 --skip 1021 --skip 777 --skip 1031 --skip 1080)
+     --skip 8191 --skip 67108863 --skip 2048 --skip 1021 --skip 777 --skip 1031 --skip 1080
+     --skip stress::gpu_)
 t=bundle/bin/kernels
 export FERROTILE_REQUIRE_GPU=1
 summary() { grep -E "ERROR SUMMARY|test result" "$1" | tail -2 | sed "s|^|$2: |"; }

@@ -1,7 +1,37 @@
 //! Backends (CUDA through the driver API, or the CPU emulator), contexts
 //! and device buffers.
+//!
+//! # Threads: what is `Send` and `Sync`, and why
+//!
+//! * [`Context`] is `Send + Sync`: share one by reference (or in an `Arc`)
+//!   across threads. After creation it changes only through a `Mutex`
+//!   (the cache of looked-up kernels) and an atomic (the launch counter).
+//!   A CUDA context has **one stream**: launches and copies from any
+//!   number of threads are submitted to it (the driver's launch and copy
+//!   calls are thread-safe, and every call makes the context current on
+//!   the calling thread), so they run in submission order, one after the
+//!   other, never concurrently on the device. Work meant to overlap on the
+//!   GPU goes to separate contexts (each with its own stream; buffers do
+//!   not cross contexts). The emulator context holds no state: each launch
+//!   runs to completion on the calling thread (its blocks on rayon's pool).
+//! * [`Buffer`] is `Send + Sync`. Every function reads its inputs through
+//!   `&Buffer` and writes its output through `&mut Buffer`, so two threads
+//!   can never launch a write to one buffer at the same time, nor read one
+//!   while another writes it: the borrow checker forbids it, as for any
+//!   Rust value. On CUDA a launch returns before the kernel finishes; what
+//!   keeps a later use of the buffer (from any thread) after the kernel is
+//!   the context's single stream: every operation on a context's buffers,
+//!   downloads and the free on drop included, is ordered after the work
+//!   submitted before it.
+//! * The kernels' parameters and the emulator's views of buffers live only
+//!   for the launch.
+//!
+//! `tests/cases/stress.rs` runs GEMM, transpose and blur from 8 threads
+//! (one shared context, and one context per thread) with every result
+//! checked.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -120,6 +150,14 @@ pub(crate) enum Inner {
 /// device, or two emulator contexts, are different contexts).
 pub struct Context {
     pub(crate) inner: Arc<Inner>,
+    /// Work submitted to the device: kernel launches and cuBLAS calls
+    /// (see [`Context::launch_count`]).
+    launches: AtomicU64,
+}
+
+thread_local! {
+    /// Submissions by this thread (see [`Context::thread_launch_count`]).
+    static THREAD_LAUNCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
@@ -175,12 +213,13 @@ impl Context {
         };
         Ok(Context {
             inner: Arc::new(Inner::Cuda(Box::new(Cuda { ctx, stream, modules, functions: Mutex::new(HashMap::new()), info }))),
+            launches: AtomicU64::new(0),
         })
     }
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Arc::new(Inner::Emulator) }
+        Context { inner: Arc::new(Inner::Emulator), launches: AtomicU64::new(0) }
     }
 
     /// Whether `self` and `other` are the same context (not merely the
@@ -202,6 +241,42 @@ impl Context {
         }
     }
 
+    /// How many kernels (and cuBLAS calls) this context has submitted
+    /// since it was created: every launch that passed the
+    /// launch-configuration check counts, whether or not it then
+    /// succeeded. Copies (uploads, downloads, `copy_from_buffer`) do not
+    /// count. The reliability tests use it to assert that a refused
+    /// call launched nothing.
+    #[doc(hidden)]
+    pub fn launch_count(&self) -> u64 {
+        self.launches.load(Ordering::Relaxed)
+    }
+
+    /// How many kernels (and cuBLAS calls) the calling thread has submitted,
+    /// on any context: [`Context::launch_count`] for one thread, exact even
+    /// while other threads launch on the same contexts (the tests run in
+    /// parallel on shared contexts).
+    #[doc(hidden)]
+    pub fn thread_launch_count() -> u64 {
+        THREAD_LAUNCHES.with(|n| n.get())
+    }
+
+    /// Counts one submission (see [`Context::launch_count`]).
+    pub(crate) fn count_launch(&self) {
+        self.launches.fetch_add(1, Ordering::Relaxed);
+        THREAD_LAUNCHES.with(|n| n.set(n.get() + 1));
+    }
+
+    /// Free and total device memory in bytes (`cuMemGetInfo`), or `None`
+    /// on the emulator: for the soak test's before/after comparison.
+    #[doc(hidden)]
+    pub fn device_memory(&self) -> Option<Result<(usize, usize)>> {
+        match &*self.inner {
+            Inner::Cuda(c) => Some(c.ctx.mem_get_info().map_err(driver("reading the device memory"))),
+            Inner::Emulator => None,
+        }
+    }
+
     /// The CUDA device, if this is a CUDA context.
     pub fn device_info(&self) -> Option<&DeviceInfo> {
         match &*self.inner {
@@ -216,6 +291,9 @@ impl Context {
     /// the host) cannot hold it; the context stays usable.
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>> {
         match &*self.inner {
+            // The driver refuses a zero-byte allocation: an empty buffer
+            // holds one unused element (its length stays 0).
+            Inner::Cuda(_) if data.is_empty() => self.alloc(0),
             Inner::Cuda(c) => {
                 let bytes = std::mem::size_of_val(data);
                 let s = c.stream.clone_htod(data).map_err(|e| oom_or(e, bytes, "copying to the device"))?;
@@ -236,9 +314,11 @@ impl Context {
     pub fn alloc<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
         match &*self.inner {
             Inner::Cuda(c) => {
-                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
+                // The driver refuses a zero-byte allocation: an empty
+                // buffer holds one unused element (its length stays 0).
+                let bytes = len.max(1).checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
                 // SAFETY: the memory is zeroed right after.
-                let s = unsafe { c.stream.alloc::<T>(len) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
+                let s = unsafe { c.stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
                 // SAFETY: all-zero bytes are a valid value of every Element.
                 let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, &c.stream), 0, bytes, c.stream.cu_stream()) };
                 r.map_err(driver("clearing a buffer"))?;
@@ -363,6 +443,9 @@ impl Context {
     /// Launches a kernel on the CUDA backend with raw parameter pointers.
     pub(crate) fn launch_cuda(&self, name: &'static str, cfg: LaunchConfig, params: &mut [*mut std::ffi::c_void]) -> Result<()> {
         let (f, c) = self.cuda_function(name, cfg.shared_bytes)?;
+        // The calling thread may never have used this context (a buffer
+        // made on one thread, launched on from another): make it current.
+        c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
         // SAFETY: the caller passes one pointer per kernel parameter, each to
         // a value of the parameter's type, alive for the call.
         unsafe {
@@ -427,15 +510,39 @@ pub(crate) enum Storage<T: Element> {
 /// this identity, so a buffer of another context (another device, another
 /// context on the same device, or the emulator) is refused with a typed
 /// error instead of reaching a kernel.
+///
+/// Every launching function takes its inputs as `&Buffer` and its output
+/// as `&mut Buffer`, so one buffer cannot be both input and output: the
+/// borrow checker refuses it at compile time, and no run-time aliasing
+/// check is needed.
+///
+/// ```compile_fail,E0502
+/// # let ctx = ferrotile::Context::emulator();
+/// let a = ctx.upload(&[1.0f32; 4])?;
+/// let mut c = ctx.upload(&[1.0f32; 4])?;
+/// ferrotile::vec_add(&ctx, &a, &c, &mut c)?; // `c` as input and output
+/// # Ok::<(), ferrotile::Error>(())
+/// ```
 pub struct Buffer<T: Element> {
     pub(crate) storage: Storage<T>,
     len: usize,
     owner: Arc<Inner>,
 }
 
-// SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`.
+// SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`;
+// the CUDA storage is cudarc's `CudaSlice` (itself `Send + Sync`) and a
+// device address used only on the context's one stream (see the module
+// documentation).
 unsafe impl<T: Element> Send for Buffer<T> {}
 unsafe impl<T: Element> Sync for Buffer<T> {}
+
+// The thread-safety the module documentation promises, checked.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Context>();
+    send_sync::<Buffer<f32>>();
+    send_sync::<Buffer<half::bf16>>();
+};
 
 impl<T: Element> Buffer<T> {
     fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>) -> Self {
@@ -461,6 +568,9 @@ impl<T: Element> Buffer<T> {
 
     /// Copies the buffer back to the host (waits for pending kernels).
     pub fn download(&self) -> Result<Vec<T>> {
+        if self.len == 0 {
+            return Ok(Vec::new());
+        }
         match &self.storage {
             Storage::Cuda { slice, stream, .. } => stream.clone_dtoh(slice).map_err(driver("copying to the host")),
             // SAFETY: ptr/len describe the owned allocation.
@@ -472,6 +582,9 @@ impl<T: Element> Buffer<T> {
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { arg: "data", expected: self.len, actual: data.len() });
+        }
+        if self.len == 0 {
+            return Ok(());
         }
         match &mut self.storage {
             Storage::Cuda { slice, stream, .. } => stream.memcpy_htod(data, slice).map_err(driver("copying to the device")),
@@ -492,9 +605,13 @@ impl<T: Element> Buffer<T> {
         if !Arc::ptr_eq(&self.owner, &src.owner) {
             return Err(Error::BadArgument { arg: "src", detail: "buffer belongs to another context than the destination".into() });
         }
+        if self.len == 0 {
+            return Ok(());
+        }
         match (&mut self.storage, &src.storage) {
             (Storage::Cuda { ptr: dst, stream, .. }, Storage::Cuda { ptr: s, .. }) => {
                 let bytes = self.len * std::mem::size_of::<T>();
+                stream.context().bind_to_thread().map_err(driver("making the context current"))?;
                 // SAFETY: both allocations hold `bytes` bytes.
                 unsafe { cudarc::driver::result::memcpy_dtod_async(*dst, *s, bytes, stream.cu_stream()) }
                     .map_err(driver("copying device to device"))

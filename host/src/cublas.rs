@@ -129,6 +129,10 @@ impl Cublas {
         // SAFETY: the buffers hold the elements their layouts reach over
         // the batch (checked above) and belong to the handle's context;
         // α and β live across the call (host pointer mode).
+        if let Inner::Cuda(c) = &*ctx.inner {
+            c.ctx.bind_to_thread().map_err(|e| Error::Driver { op: "making the context current", detail: e.to_string() })?;
+        }
+        ctx.count_launch();
         let status = unsafe {
             if batch == 1 {
                 sys::cublasGemmEx(handle, op(tb), op(ta), n, m, kk, alpha, pb, tin, ldb, pa, tin, lda, beta, pc, tout, ldc, compute, sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT_TENSOR_OP)

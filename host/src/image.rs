@@ -433,11 +433,20 @@ fn check_experiment(
     radius: u32,
     strip_rows: u32,
 ) -> Result<()> {
-    if strip_rows == 0 || !rung.supports(src.width, src.channels, radius) {
-        return Err(Error::BadArgument { arg: "strip_rows", detail: "no such experiment".into() });
+    if strip_rows == 0 {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "0, must be at least 1".into() });
+    }
+    if !rung.supports(src.width, src.channels, radius) {
+        return Err(Error::BadArgument {
+            arg: "radius",
+            detail: format!("{rung:?} has no kernel for {} channel(s) of width {} at radius {radius}", src.channels, src.width),
+        });
     }
     if !src.same_shape_as(dst) || src.channels != dst.channels {
-        return Err(Error::BadArgument { arg: "dst", detail: "another shape".into() });
+        return Err(Error::BadArgument {
+            arg: "dst",
+            detail: format!("is {}x{}x{}, src is {}x{}x{}", dst.width, dst.height, dst.channels, src.width, src.height, src.channels),
+        });
     }
     check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])
 }

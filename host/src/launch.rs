@@ -155,6 +155,7 @@ macro_rules! launch {
         let cfg: $crate::LaunchConfig = $cfg;
         let name: &'static str = $crate::launch::last_segment(stringify!($($kernel)::+));
         ctx.check_launch(name, &cfg)?;
+        ctx.count_launch();
         match ctx.backend() {
             $crate::Backend::Cuda => {
                 // The values live until the end of this block; cuLaunchKernel

@@ -36,6 +36,8 @@ pub mod reference;
 pub mod testing;
 pub mod transpose;
 mod vec_add;
+#[doc(hidden)]
+pub mod workload;
 
 pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
 pub use error::{Error, Result};
@@ -50,7 +52,7 @@ pub(crate) mod check {
     /// A dimension must be ≥ 1 and fit the kernels' `u32` indices.
     pub fn dim(arg: &'static str, v: usize) -> Result<u32> {
         if v == 0 {
-            return Err(Error::BadArgument { arg, detail: "must be at least 1".into() });
+            return Err(Error::BadArgument { arg, detail: "0, must be at least 1".into() });
         }
         u32::try_from(v).map_err(|_| Error::BadArgument {
             arg,
@@ -95,5 +97,27 @@ pub(crate) mod check {
             arg,
             detail: format!("{dims:?} has more elements than memory can address"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use crate::Error;
+
+    /// Lengths and dimensions past the kernels' 32-bit indices are a typed
+    /// error naming the argument and the size (`vec_add`'s `a` among them:
+    /// the bad-input matrix cannot allocate a 16 GiB buffer in CI).
+    #[test]
+    fn dimensions_past_u32_are_refused_with_the_size() {
+        match check::dim("a", 1 << 32) {
+            Err(Error::BadArgument { arg: "a", detail }) => assert!(detail.contains("4294967296"), "{detail}"),
+            other => panic!("{other:?}"),
+        }
+        match check::dim("n", 0) {
+            Err(Error::BadArgument { arg: "n", detail }) => assert!(detail.starts_with('0'), "{detail}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(check::dim("m", u32::MAX as usize), Ok(u32::MAX));
     }
 }

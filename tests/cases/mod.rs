@@ -2,6 +2,8 @@
 
 use crate::common::Case;
 
+mod api_props;
+mod bad_input;
 mod context;
 mod foundation;
 mod transpose;
@@ -9,6 +11,7 @@ mod image;
 mod mma;
 mod wgmma;
 mod sgemm;
+mod stress;
 // The warp probes are built with the experiment kernels.
 #[cfg(feature = "experiments")]
 mod warp;
@@ -16,6 +19,8 @@ mod warp;
 /// Every case of every family.
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
+    v.extend(bad_input::cases());
+    v.extend(api_props::cases());
     v.extend(context::cases());
     v.extend(foundation::cases());
     v.extend(transpose::cases());
@@ -25,5 +30,6 @@ pub fn all() -> Vec<Case> {
     v.extend(warp::cases());
     v.extend(mma::cases());
     v.extend(wgmma::cases());
+    v.extend(stress::cases());
     v
 }

@@ -35,3 +35,5 @@ pub use sched::{launch, Dim3, EmuError, LaunchSpec};
 mod tests;
 #[cfg(test)]
 mod warp_tests;
+#[cfg(test)]
+mod mutation_tests;
