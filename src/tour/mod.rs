@@ -217,15 +217,15 @@ pub fn run(opts: Options<'_>) -> i32 {
 }
 
 /// Each row's throughput as a fraction of its group's ceiling (same run,
-/// same unit); `None` for rows without a ceiling, whose ceiling failed or
-/// was not measured, or in another unit.
+/// same unit); `None` for rows that failed, whose ceiling failed or was
+/// not measured, or is in another unit.
 pub fn ceiling_ratios(rows: &[Result<Row, String>]) -> Vec<Option<f64>> {
     let ceiling = |group: &str| {
         rows.iter().flatten().find(|r| r.ceiling == Ceiling::Is(group.to_owned()) && r.passed())
     };
     rows.iter()
         .map(|r| {
-            let r = r.as_ref().ok()?;
+            let r = r.as_ref().ok().filter(|r| r.passed())?;
             match &r.ceiling {
                 Ceiling::Is(_) => Some(1.0),
                 Ceiling::Under(g) => {
