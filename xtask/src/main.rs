@@ -47,7 +47,7 @@ struct Cli {
 enum Command {
     /// Compile the kernels crate (ferrotile-kernels) for nvptx64 with
     /// -Zbuild-std=core, once per target (today: sm_80), linking with
-    /// this executable as rustc's linker, and write host/ptx/<arch>.ptx.
+    /// this executable as rustc's linker, and write host/ptx/ARCH.ptx.
     /// Prints each file's entry points and their fma.rn.f32 counts.
     #[command(verbatim_doc_comment)]
     BuildPtx,
@@ -66,7 +66,8 @@ enum Command {
     /// The project's test command (what CI runs): checks the toolchain
     /// components (rust-src, llvm-tools; adds them with rustup if
     /// missing), installs ptxas, runs check-ptx, then
-    /// `cargo test --workspace --release [ARGS]`.
+    /// `cargo test --workspace --release [ARGS]` (doc-tests included),
+    /// then `cargo doc --no-deps` with warnings denied.
     #[command(verbatim_doc_comment)]
     Test {
         /// Passed on to `cargo test` (write them after `--`).
