@@ -459,6 +459,7 @@ fn tour_without_a_driver_says_why_it_runs_on_the_emulator() {
     }
     let out = ferrotile(dir.path(), &["tour", "--filter", "vec_add"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).starts_with("note: no CUDA driver"), "{}", text(&out.stderr));
     let last = text(&out.stdout).lines().last().unwrap().to_owned();
     assert!(last.contains("Backend: CPU emulator (no CUDA driver"), "{last}");
 }

@@ -146,7 +146,7 @@ fn open(force_emulator: bool) -> (Context, String) {
     if force_emulator {
         return (Context::emulator(), "CPU emulator (--emulator given)".into());
     }
-    match Context::cuda(0) {
+    match Context::cuda(0).inspect_err(|e| eprintln!("note: {e}; running on the CPU emulator at small sizes")) {
         Ok(c) => {
             let d = c.device_info().expect("a CUDA context has a device");
             let why = format!(
