@@ -31,6 +31,9 @@ use ferrotile::testing::Rng;
 use ferrotile::{Buffer, Context, Result};
 use half::{bf16, f16};
 
+#[path = "common/results.rs"]
+mod results;
+
 const TARGET: Duration = Duration::from_millis(300);
 /// Rows of C checked against the f64 reference.
 const SAMPLE_ROWS: usize = 8;
@@ -177,6 +180,16 @@ fn row(dtype: &str, shape: &str, kernel: &str, t: Duration, flops: f64, ceiling:
         ratio.map_or("null".into(), |r| format!("{r:.2}")),
         err.map_or("null".into(), |e| format!("{e:.3e}"))
     );
+    let rung = if kernel == "cuBLAS" { "ceiling" } else { "" };
+    let ceiling = ceiling.map(|c| (results::gemm_tc_ceiling(kernel), c));
+    let work = results::Work::TFlops(flops);
+    let verdict = match err {
+        Some(e) if e <= tol => "ok".to_string(),
+        Some(_) => check,
+        None => "unchecked".into(),
+    };
+    let m = results::Measured { family: "gemm_tc", kernel, rung: Some(rung).filter(|r| !r.is_empty()), shape, dtype, time: t, work, ceiling, check: &verdict };
+    results::record(m);
 }
 
 /// Times cuBLAS, then Auto and every tile, at one shape; returns our best time.
@@ -310,6 +323,7 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
 }
 
 fn run(ctx: &Context) -> Result<()> {
+    results::set_gpu(ctx.device_info().map(|d| d.name.as_str()));
     if let Some(d) = ctx.device_info() {
         println!("# Tensor-core GEMM — {} (sm_{}{}, {} SMs)", d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count);
     }

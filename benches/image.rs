@@ -30,6 +30,10 @@ use ferrotile::testing::{random_f32, random_u8};
 use ferrotile::image::{self, cpu, BlurVariant, DeviceImage, GrayVariant, HostImage};
 use ferrotile::{Buffer, Context, Result, VecAddVariant};
 
+#[path = "common/results.rs"]
+mod results;
+use results::{Measured, Work};
+
 /// Median time of `f`, repetitions adapted so that one configuration takes
 /// about 0.3 s (at least 3, at most 500).
 fn measure(ctx: &Context, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
@@ -79,6 +83,10 @@ impl Table {
         );
         println!("{line}");
         self.rows.push(line);
+        let dtype = if rung.starts_with("vec_add") || rung.starts_with("volume") { "f32" } else { "u8" };
+        let check = if ok { "ok" } else { "FAIL" };
+        let ceiling = Some(("device-to-device copy (same bytes)", copy));
+        results::record(Measured { family: "image", kernel: rung, rung: None, shape: size, dtype, time: t, work: Work::Bytes(bytes), ceiling, check });
     }
 
     fn copy_row(&mut self, what: &str, size: &str, bytes: usize, t: Duration) {
@@ -89,6 +97,8 @@ impl Table {
         );
         println!("{line}");
         self.rows.push(line);
+        let work = Work::Bytes(2.0 * bytes as f64);
+        results::record(Measured { family: "image", kernel: what, rung: Some("ceiling"), shape: size, dtype: "u8", time: t, work, ceiling: None, check: "ceiling" });
     }
 }
 
@@ -112,6 +122,7 @@ fn main() {
 fn run(ctx: &Context) -> Result<()> {
     let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
     let tiny = ctx.backend() == ferrotile::Backend::Emulator;
+    results::set_gpu(ctx.device_info().map(|d| d.name.as_str()));
     if let Some(d) = ctx.device_info() {
         println!("GPU: {} (sm_{}{}, {} SMs)", d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count);
     }

@@ -29,6 +29,10 @@ use ferrotile::gemm::{Gemm, GemmVariant};
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Buffer, Context, Error, Result};
 
+#[path = "common/results.rs"]
+mod results;
+use results::{Measured, Work};
+
 const TOL: f64 = 1e-5;
 /// Rows of C checked against the f64 reference at each shape.
 const SAMPLE_ROWS: usize = 16;
@@ -74,6 +78,7 @@ fn parse_shape(s: &str) -> Option<(usize, usize, usize)> {
 }
 
 fn run(ctx: &Context) -> Result<()> {
+    results::set_gpu(ctx.device_info().map(|d| d.name.as_str()));
     match ctx.device_info() {
         Some(d) => println!(
             "# SGEMM ladder — {} (sm_{}{}, {} SMs)",
@@ -109,10 +114,15 @@ fn run(ctx: &Context) -> Result<()> {
     for (m, n, k) in shapes {
         let (p, mut c) = Problem::new(ctx, m, n, k)?;
         let size = format!("{m}×{n}×{k}");
+        let row = |kernel: &str, rung: &str, time, ceiling: Option<Duration>, check: &str| {
+            let (work, ceiling) = (Work::GFlops(2.0 * (m * n * k) as f64), ceiling.map(|c| ("cuBLAS", c)));
+            results::record(Measured { family: "sgemm", kernel, rung: Some(rung), shape: &size, dtype: "f32", time, work, ceiling, check });
+        };
         let ceiling = match &cublas {
             Some(cb) => {
                 let (t, check) = p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?;
                 println!("| ceiling | cuBLAS SGEMM | {size} | {:.3} | {:.0} | 100.0 | {check} |", ms(t), p.gflops(t));
+                row("cuBLAS SGEMM", "ceiling", t, None, &check);
                 Some(t)
             }
             None => None,
@@ -135,6 +145,7 @@ fn run(ctx: &Context) -> Result<()> {
             let (t, check) = p.measure(ctx, &mut c, |c| g.run(ctx, &p.a, &p.b, c))?;
             let pct = ceiling.map_or("—".into(), |c| format!("{:.1}", 100.0 * c.as_secs_f64() / t.as_secs_f64()));
             println!("| {rung} | {} | {size} | {:.3} | {:.0} | {pct} | {check} |", v.name(), ms(t), p.gflops(t));
+            row(v.name(), &rung, t, ceiling, &check);
             if check == "ok" && p.gflops(t) > top.1 {
                 top = (v.name().into(), p.gflops(t));
             }
@@ -143,6 +154,7 @@ fn run(ctx: &Context) -> Result<()> {
         let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
         let pct = ceiling.map_or("—".into(), |c| format!("{:.1}", 100.0 * c.as_secs_f64() / t.as_secs_f64()));
         println!("| auto | → {} | {size} | {:.3} | {:.0} | {pct} | {check} |", auto.name(), ms(t), p.gflops(t));
+        row(&format!("→ {}", auto.name()), "auto", t, ceiling, &check);
         let cb = ceiling.map_or(f64::NAN, |c| p.gflops(c));
         best.push((size, top.0, 100.0 * top.1 / cb));
     }

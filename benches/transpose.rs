@@ -17,6 +17,10 @@ use ferrotile::reference;
 use ferrotile::transpose::{Transpose, TransposeVariant};
 use ferrotile::{Buffer, Context, Result};
 
+#[path = "common/results.rs"]
+mod results;
+use results::{Measured, Work};
+
 /// Buffers below this size are rotated (H100: 50 MB L2, H200: 60 MB).
 const ROTATE_BELOW: usize = 64 << 20;
 /// Bytes of input + output the rotated sets should span.
@@ -57,6 +61,7 @@ fn main() {
 
 fn run(ctx: &Context) -> Result<()> {
     let d = ctx.device_info().expect("CUDA context");
+    results::set_gpu(Some(&d.name));
     println!(
         "# transpose ladder — {} (sm_{}{}, {} SMs)\n",
         d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count
@@ -87,6 +92,11 @@ fn run(ctx: &Context) -> Result<()> {
             time_sets(ctx, sets, |i| outputs[i].copy_from_buffer(&inputs[i]))?
         };
         println!("| device-to-device copy | ceiling | {size} | {:.4} | {:.1} | 100.0 |", copy.as_secs_f64() * 1e3, gbs(copy));
+        let row = |kernel: &str, rung: &str, time, ceiling, check: &str| {
+            let work = Work::Bytes(bytes);
+            results::record(Measured { family: "transpose", kernel, rung: Some(rung), shape: &size, dtype: "f32", time, work, ceiling, check });
+        };
+        row("device-to-device copy", "ceiling", copy, None, "ceiling");
 
         // Rung 0: the CPU references (host memory, wall clock; not a GPU number).
         for (name, reps, f) in [
@@ -103,6 +113,7 @@ fn run(ctx: &Context) -> Result<()> {
             times.sort();
             let t = times[times.len() / 2];
             println!("| {name} | cpu | {size} | {:.4} | {:.1} | {:.1} |", t.as_secs_f64() * 1e3, gbs(t), 100.0 * copy.as_secs_f64() / t.as_secs_f64());
+            row(name, "cpu", t, Some(("device-to-device copy", copy)), "ok");
         }
 
         let default = Transpose::new(nx, ny).resolved_variant();
@@ -132,6 +143,7 @@ fn run(ctx: &Context) -> Result<()> {
                 gbs(time),
                 pct
             );
+            row(v.name(), kind, time, Some(("device-to-device copy", copy)), if ok { "ok" } else { "FAIL" });
             if ok && best.is_none_or(|(_, b)| time < b) {
                 best = Some((v, time));
             }

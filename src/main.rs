@@ -2,7 +2,7 @@
 //!
 //! * `ferrotile tour` runs every kernel on the best available backend
 //!   (CUDA, else the CPU emulator at small sizes), checks each against its
-//!   CPU reference and prints a table.
+//!   CPU reference and prints a table (or `--json`).
 //! * `ferrotile image gray|blur …` runs the image kernels on PNG/JPEG files.
 
 mod image_cli;
@@ -29,6 +29,10 @@ enum Command {
         /// matches.
         #[arg(long)]
         filter: Option<String>,
+        /// Print one JSON document (backend, rows, summary) instead of the
+        /// table.
+        #[arg(long)]
+        json: bool,
     },
     /// Grayscale / blur PNG or JPEG files (or the built-in test picture).
     Image(image_cli::ImageArgs),
@@ -37,7 +41,9 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Tour { emulator, filter } => tour::run(emulator, filter.as_deref()),
+        Command::Tour { emulator, filter, json } => {
+            tour::run(tour::Options { force_emulator: emulator, filter: filter.as_deref(), json })
+        }
         Command::Image(args) => image_cli::run(args),
     };
     std::process::exit(code);

@@ -409,6 +409,98 @@ fn tour_filter_matching_nothing_says_so() {
 }
 
 // ---------------------------------------------------------------------------
+// 7b. The tour table: aligned columns, a legend for every note, a summary.
+// ---------------------------------------------------------------------------
+
+/// `ferrotile tour --emulator ARGS`, which must succeed; returns stdout.
+fn tour_ok(dir: &Path, args: &[&str]) -> String {
+    let mut all = vec!["tour", "--emulator"];
+    all.extend_from_slice(args);
+    let out = ferrotile(dir, &all);
+    assert!(out.status.success(), "{all:?}: {}", text(&out.stderr));
+    // Not a terminal: no progress bar, nothing on stderr.
+    assert_eq!(text(&out.stderr), "", "{all:?}");
+    text(&out.stdout)
+}
+
+#[test]
+fn tour_table_is_aligned_explains_its_notes_and_sums_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tour_ok(dir.path(), &["--filter", "transpose"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("kernel ")).expect("a header");
+    let rows: Vec<&str> = lines[header + 1..].iter().take_while(|l| !l.is_empty()).copied().collect();
+    assert!(rows.len() > 10, "{out}");
+    // Every row has its `check` word where the header has it, and the
+    // longest kernel name fits its column.
+    let check = lines[header].find("check").unwrap();
+    for r in &rows {
+        assert!(r[check..].starts_with("pass"), "misaligned: {r:?}\n{out}");
+        assert!(r.contains("transpose"), "{r}");
+    }
+    // No unexplained marks: each note used is in the legend.
+    assert!(!out.contains(" *"), "{out}");
+    for note in ["ceiling", "default"] {
+        assert!(rows.iter().any(|r| r.trim_end().ends_with(note)), "no {note} row: {out}");
+        assert!(out.lines().any(|l| l.trim_start().starts_with(note) && l.len() > 20), "{note} not in the legend: {out}");
+    }
+    // The emulator shows no ceiling ratio (its times are not a GPU's).
+    assert!(!lines[header].contains('%'), "{out}");
+    let summary = lines.last().unwrap();
+    assert_eq!(*summary, format!("{n} kernel runs checked: {n} passed, 0 failed. Backend: CPU emulator (--emulator given).", n = rows.len()));
+}
+
+#[test]
+fn tour_without_a_driver_says_why_it_runs_on_the_emulator() {
+    let dir = tempfile::tempdir().unwrap();
+    // Only meaningful where there is no CUDA driver (this test's machines).
+    if Path::new("/dev/nvidia0").exists() {
+        return;
+    }
+    let out = ferrotile(dir.path(), &["tour", "--filter", "vec_add"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).starts_with("note: no CUDA driver"), "{}", text(&out.stderr));
+    let last = text(&out.stdout).lines().last().unwrap().to_owned();
+    assert!(last.contains("Backend: CPU emulator (no CUDA driver"), "{last}");
+}
+
+#[test]
+fn tour_json_is_one_document_with_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tour_ok(dir.path(), &["--filter", "foundation", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(doc["backend"], "emulator");
+    assert_eq!(doc["scale"], "small");
+    assert!(doc["device"].is_null());
+    let rows = doc["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["kernel"].as_str().unwrap()).collect();
+    assert_eq!(names, ["copy (device to device)", "vec_add (PMPP, 1 elem/thread)"]);
+    assert_eq!(rows[0]["is_ceiling"], true);
+    assert_eq!(rows[1]["ceiling_group"], rows[0]["ceiling_group"]);
+    for r in rows {
+        assert_eq!(r["passed"], true);
+        assert!(r["time_ms"].as_f64().unwrap() > 0.0 && r["throughput"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["unit"], "GB/s");
+        assert!(r["fraction_of_ceiling"].is_null(), "no ratio on the emulator: {r}");
+    }
+    assert_eq!(doc["summary"], serde_json::json!({ "kernels": 2, "passed": 2, "failed": 0 }));
+    // A filter that matches nothing is an error in JSON mode too.
+    let out = ferrotile(dir.path(), &["tour", "--emulator", "--json", "--filter", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--filter `nope` matches no kernel"));
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn tour_filter_runs_the_ceiling_its_kernels_are_compared_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tour_ok(dir.path(), &["--filter", "blur_fast_gray"]);
+    let kernels: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(kernels.contains(&"image_copy_dtod") && kernels.contains(&"blur_fast_gray_r2"), "{out}");
+    assert!(!kernels.contains(&"blur_naive_gray_r2"), "{out}");
+}
+
+// ---------------------------------------------------------------------------
 // 8. Alpha is carried through; 16-bit input is reduced with a note.
 // ---------------------------------------------------------------------------
 

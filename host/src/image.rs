@@ -1,15 +1,15 @@
 //! PMPP chapter 3 image kernels: RGB → grayscale, box blur, and a 3D
 //! `(plane, row, col)` kernel, on either backend, with CPU references.
 //!
-//! ```no_run
+//! ```
 //! use ferrotile::image::{self, DeviceImage};
 //! # fn main() -> ferrotile::Result<()> {
-//! let ctx = ferrotile::Context::auto();
-//! let rgb = image::builtin_test_image(320, 240)?; // a HostImage, 3 channels
+//! let ctx = ferrotile::Context::auto(); // CUDA when a device is there, else the emulator
+//! let rgb = image::builtin_test_image(64, 48)?; // a HostImage, 3 channels
 //! let src = DeviceImage::upload(&ctx, &rgb)?;
-//! let mut gray = DeviceImage::alloc(&ctx, 320, 240, 1)?;
+//! let mut gray = DeviceImage::alloc(&ctx, 64, 48, 1)?;
 //! image::rgb_to_gray(&ctx, &src, &mut gray)?;
-//! let mut soft = DeviceImage::alloc(&ctx, 320, 240, 1)?;
+//! let mut soft = DeviceImage::alloc(&ctx, 64, 48, 1)?;
 //! image::blur(&ctx, &gray, &mut soft, 2)?;
 //! assert_eq!(soft.download()?, image::cpu::blur(&image::cpu::rgb_to_gray(&rgb), 2));
 //! # Ok(()) }

@@ -21,7 +21,7 @@
 //! naming the argument. Results are checked in the tests against the CPU
 //! references in [`mod@reference`].
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod backend;
 mod error;

@@ -1,9 +1,9 @@
 //! Matrix transpose: `output (nx rows of ny) = input (ny rows of nx)ᵀ`.
 //!
-//! ```no_run
+//! ```
 //! use ferrotile::transpose::Transpose;
 //! # fn main() -> ferrotile::Result<()> {
-//! let ctx = ferrotile::Context::auto();
+//! let ctx = ferrotile::Context::auto(); // CUDA when a device is there, else the emulator
 //! let (nx, ny) = (3, 2); // 2 rows of 3
 //! let input = ctx.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 //! let mut output = ctx.alloc::<f32>(nx * ny)?;

@@ -26,7 +26,7 @@
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![feature(portable_simd, core_float_math)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![allow(unused_features)]
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -8,7 +8,7 @@
 //! functions execute the PTX instruction itself. The tests hold the two to
 //! the same answers: the `half` crate for [`Bf16`] / [`F16`], a reference
 //! written from the PTX ISA for tf32, and the GPU probes of
-//! [`crate::warp_probe`] bit for bit.
+//! `crate::warp_probe` (built with the experiments) bit for bit.
 //!
 //! NaN: the roundings to bf16 and f16 return the canonical NaN of their
 //! format ([`Bf16::NAN`], [`F16::NAN`]) whatever the payload and sign of

@@ -28,7 +28,7 @@
 //! script (through `links` metadata), so both crates always agree on which
 //! variants exist.
 //!
-//! The table is expanded twice: here by [`variant_family!`] (the kernels,
+//! The table is expanded twice: here by `variant_family!` (the kernels,
 //! the enum with `ALL`, `name`, `from_name` and `config`, and the family's
 //! launch bounds) and in the host crate by a launcher macro that writes one
 //! `launch!` arm per row. Adding a variant is one row plus its

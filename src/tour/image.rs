@@ -5,13 +5,12 @@
 use ferrotile::image::{self, cpu, BlurVariant, DeviceImage, GrayVariant, HostImage};
 use ferrotile::{Context, Result, VecAddVariant};
 
-use super::{max_rel_error, random_f32, reps, Row, Rows, Scale, Work};
+use super::{max_rel_error, random_f32, reps, Ceiling, Row, Rows, Scale, Work};
 
 /// Radius of the blur rows.
 const RADIUS: u32 = 2;
 
-pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
-    let mut rows = Rows::new();
+pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool, rows: &mut Rows) {
     let sizes: &[(usize, usize)] = match scale {
         Scale::Full => &[(8192, 8192), (1920, 1080)],
         Scale::Small => &[(62, 76), (131, 67), (160, 67)],
@@ -19,17 +18,25 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
     for &(w, h) in sizes {
         let rgb = random_image(w, h, 3, 11);
         let gray_ref = cpu::rgb_to_gray(&rgb);
-        for &v in GrayVariant::ALL {
-            if keep(v.name()) {
-                rows.push(gray(ctx, scale, v, &rgb, &gray_ref).map_err(|e| format!("{}: {e}", v.name())));
-            }
+        let grays: Vec<GrayVariant> = GrayVariant::ALL.iter().copied().filter(|v| keep(v.name())).collect();
+        let blurs: Vec<(&HostImage, &str, Vec<BlurVariant>)> = [(&gray_ref, "gray"), (&rgb, "rgb")]
+            .into_iter()
+            .map(|(img, label)| {
+                let wanted = BlurVariant::ALL
+                    .iter()
+                    .copied()
+                    .filter(|v| v.supports(img.width(), img.channels(), RADIUS) && keep(&blur_name(*v, label)))
+                    .collect();
+                (img, label, wanted)
+            })
+            .collect();
+        if keep("image_copy_dtod") || !grays.is_empty() || blurs.iter().any(|b| !b.2.is_empty()) {
+            rows.push(copy(ctx, scale, &rgb).map_err(|e| format!("image_copy_dtod {w}x{h}: {e}")));
         }
-        for (img, label) in [(&gray_ref, "gray"), (&rgb, "rgb")] {
-            let wanted: Vec<BlurVariant> = BlurVariant::ALL
-                .iter()
-                .copied()
-                .filter(|v| v.supports(img.width(), img.channels(), RADIUS) && keep(&blur_name(*v, label)))
-                .collect();
+        for v in grays {
+            rows.push(gray(ctx, scale, v, &rgb, &gray_ref).map_err(|e| format!("{}: {e}", v.name())));
+        }
+        for (img, label, wanted) in blurs {
             if wanted.is_empty() {
                 continue;
             }
@@ -47,7 +54,30 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
         let n = if scale == Scale::Full { 1 << 26 } else { 100_003 };
         rows.push(vec_add_vec4(ctx, scale, n).map_err(|e| format!("vec_add_vec4: {e}")));
     }
-    rows
+}
+
+/// The ceiling group of the image rows of one size.
+fn group(w: usize, h: usize) -> String {
+    format!("image {w}x{h}")
+}
+
+/// The ceiling of one size: a device-to-device copy of the RGB picture.
+fn copy(ctx: &Context, scale: Scale, rgb: &HostImage) -> Result<Row> {
+    let src = ctx.upload(rgb.data())?;
+    let mut dst = ctx.alloc::<u8>(rgb.data().len())?;
+    dst.fill(0xAB)?;
+    let (w, i) = reps(scale);
+    let time = ctx.time(w, i, || dst.copy_from_buffer(&src))?;
+    Ok(Row {
+        kernel: "image_copy_dtod".into(),
+        size: format!("{}x{}", rgb.width(), rgb.height()),
+        time,
+        work: Work::Bytes(2.0 * rgb.data().len() as f64),
+        error: byte_error(&dst.download()?, rgb.data()),
+        tolerance: 0.0,
+        ceiling: Ceiling::Is(group(rgb.width(), rgb.height())),
+        default_pick: false,
+    })
 }
 
 fn blur_name(v: BlurVariant, label: &str) -> String {
@@ -80,6 +110,8 @@ fn gray(ctx: &Context, scale: Scale, v: GrayVariant, rgb: &HostImage, want: &Hos
         work: Work::Bytes(4.0 * px as f64),
         error: byte_error(dst.download()?.data(), want.data()),
         tolerance: 0.0,
+        ceiling: Ceiling::Under(group(rgb.width(), rgb.height())),
+        default_pick: false,
     })
 }
 
@@ -96,6 +128,8 @@ fn blur(ctx: &Context, scale: Scale, v: BlurVariant, img: &HostImage, want: &Hos
         work: Work::Bytes(2.0 * img.data().len() as f64),
         error: byte_error(dst.download()?.data(), want.data()),
         tolerance: 0.0,
+        ceiling: Ceiling::Under(group(img.width(), img.height())),
+        default_pick: false,
     })
 }
 
@@ -114,6 +148,8 @@ fn volume(ctx: &Context, scale: Scale, dims: [usize; 3]) -> Result<Row> {
         work: Work::Bytes(8.0 * n as f64),
         error: max_rel_error(&out.download()?, &cpu::volume_affine(dims, &x, &s, &o)),
         tolerance: 0.0,
+        ceiling: Ceiling::Under(super::foundation::COPY.into()),
+        default_pick: false,
     })
 }
 
@@ -131,5 +167,7 @@ fn vec_add_vec4(ctx: &Context, scale: Scale, n: usize) -> Result<Row> {
         work: Work::Bytes(12.0 * n as f64),
         error: max_rel_error(&dc.download()?, &ferrotile::reference::vec_add(&a, &b)),
         tolerance: 0.0,
+        ceiling: Ceiling::Under(super::foundation::COPY.into()),
+        default_pick: false,
     })
 }

@@ -6,13 +6,16 @@ use ferrotile::gemm::{Gemm, GemmVariant};
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Context, Result};
 
-use super::{random_f32, reps, Row, Rows, Scale, Work};
+use super::{random_f32, reps, Ceiling, Row, Rows, Scale, Work};
 
-pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
+/// The ceiling group of the SGEMM rows: cuBLAS on the same shape.
+const CUBLAS: &str = "cublas sgemm";
+
+pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool, rows: &mut Rows) {
     let variants: Vec<GemmVariant> = GemmVariant::all().into_iter().filter(|&v| keep(v.name())).collect();
-    let with_cublas = ctx.backend() == ferrotile::Backend::Cuda && keep("cublas");
+    let with_cublas = ctx.backend() == ferrotile::Backend::Cuda && (keep("cublas") || !variants.is_empty());
     if variants.is_empty() && !with_cublas {
-        return Rows::new();
+        return;
     }
     // Full: 2048³ (the naive rung takes ~35 ms a call); small: tile-unaligned.
     let (m, n, k) = if scale == Scale::Full { (2048, 2048, 2048) } else { (129, 132, 36) };
@@ -22,9 +25,8 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
     let setup = || -> Result<_> { Ok((ctx.upload(&a)?, ctx.upload(&b)?, ctx.alloc::<f32>(m * n)?)) };
     let (da, db, mut dc) = match setup() {
         Ok(x) => x,
-        Err(e) => return vec![Err(format!("sgemm: {e}"))],
+        Err(e) => return rows.push(Err(format!("sgemm: {e}"))),
     };
-    let mut rows = Rows::new();
     if with_cublas {
         // The ceiling, same buffers, same run.
         let mut row = || -> Result<Row> {
@@ -35,17 +37,19 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
             let time = ctx.time(w, i, || blas.sgemm(ctx, &g, &da, &db, &mut dc))?;
             let error = reference::rel_norm_error(&dc.download()?, &want);
             Ok(Row {
-                kernel: "cuBLAS SGEMM (ceiling)".into(),
+                kernel: "cuBLAS SGEMM".into(),
                 size: format!("{m}x{n}x{k}"),
                 time,
                 work: Work::Flops(2.0 * (m * n * k) as f64),
                 error,
                 tolerance: 1e-5,
+                ceiling: Ceiling::Is(CUBLAS.into()),
+                default_pick: false,
             })
         };
         rows.push(row().map_err(|e| format!("cuBLAS: {e}")));
     }
-    rows.extend(variants.into_iter().map(|v| {
+    for v in variants {
             let mut row = || -> Result<Row> {
                 dc.fill(f32::NAN)?;
                 let g = Gemm::new(m, n, k).variant(v);
@@ -59,9 +63,10 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool) -> Rows {
                     work: Work::Flops(2.0 * (m * n * k) as f64),
                     error,
                     tolerance: 1e-5,
+                    ceiling: Ceiling::Under(CUBLAS.into()),
+                    default_pick: Gemm::new(m, n, k).resolved_variant_on::<f32, f32>(ctx).ok() == Some(v),
                 })
             };
-            row().map_err(|e| format!("{}: {e}", v.name()))
-    }));
-    rows
+            rows.push(row().map_err(|e| format!("{}: {e}", v.name())));
+    }
 }

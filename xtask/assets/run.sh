@@ -18,7 +18,9 @@
 #   `tool NAME`                    the CLI: `NAME tour` runs before the benches (name: tour)
 # Benches see FERROTILE_BENCH_MODE=quick|full. FERROTILE_BENCHES="ladder sgemm"
 # (space-separated target names, with or without the bench- prefix) restricts
-# which benches run. Logs go to ${OUT:-/tmp/ferrotile-out}/logs/<name>.log,
+# which benches run. The plain benches also append one JSON record per row
+# to $FERROTILE_RESULTS (default: logs/results.jsonl; `cargo xtask report`
+# turns it into tables and charts). Logs go to ${OUT:-/tmp/ferrotile-out}/logs/<name>.log,
 # criterion's data to ${OUT:-/tmp/ferrotile-out}/criterion. The summary table
 # comes last; the exit status is non-zero if anything failed.
 set -uo pipefail
@@ -41,6 +43,7 @@ mkdir -p "$logs"
 export FERROTILE_REQUIRE_GPU=1
 export FERROTILE_BENCH_MODE=$mode
 export CRITERION_HOME=$out/criterion
+export FERROTILE_RESULTS=${FERROTILE_RESULTS:-$logs/results.jsonl}
 read -r -a test_args <<< "${FERROTILE_TEST_ARGS:---test-threads=4 --include-ignored}"
 
 # cuBLAS (the GEMM ceiling) from the PyTorch install's nvidia-* wheels.

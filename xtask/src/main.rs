@@ -11,6 +11,7 @@ mod directives;
 mod linker;
 mod ptx;
 mod ptxas;
+mod report;
 mod tasks;
 mod util;
 
@@ -46,7 +47,7 @@ struct Cli {
 enum Command {
     /// Compile the kernels crate (ferrotile-kernels) for nvptx64 with
     /// -Zbuild-std=core, once per target (today: sm_80), linking with
-    /// this executable as rustc's linker, and write host/ptx/<arch>.ptx.
+    /// this executable as rustc's linker, and write host/ptx/ARCH.ptx.
     /// Prints each file's entry points and their fma.rn.f32 counts.
     #[command(verbatim_doc_comment)]
     BuildPtx,
@@ -65,7 +66,8 @@ enum Command {
     /// The project's test command (what CI runs): checks the toolchain
     /// components (rust-src, llvm-tools; adds them with rustup if
     /// missing), installs ptxas, runs check-ptx, then
-    /// `cargo test --workspace --release [ARGS]`.
+    /// `cargo test --workspace --release [ARGS]` (doc-tests included),
+    /// then `cargo doc --no-deps` with warnings denied.
     #[command(verbatim_doc_comment)]
     Test {
         /// Passed on to `cargo test` (write them after `--`).
@@ -79,6 +81,41 @@ enum Command {
     /// Fails if the bundle is over 60 MiB.
     #[command(verbatim_doc_comment)]
     GpuBundle,
+    /// Render benchmark results (JSON lines: what the plain benches write
+    /// to $FERROTILE_RESULTS, or `import-log`'s output) as markdown tables
+    /// per family (GPU, driver, date, % of the ceiling) and SVG charts.
+    /// A later file's record of the same kernel, shape, types and GPU
+    /// replaces an earlier one's.
+    #[command(verbatim_doc_comment)]
+    Report {
+        /// Results files, oldest first.
+        #[arg(required = true, value_name = "RESULTS.jsonl")]
+        files: Vec<std::path::PathBuf>,
+        /// Where the markdown goes.
+        #[arg(long, default_value = "docs/RESULTS.md")]
+        markdown: std::path::PathBuf,
+        /// The folder of the SVG charts.
+        #[arg(long, default_value = "docs/charts")]
+        charts: std::path::PathBuf,
+    },
+    /// Convert the text logs of earlier bench runs (the tables of the
+    /// sgemm, transpose and image benches, the JSON lines of gemm_tc) in
+    /// the given folders into result records (JSON lines) for `report`.
+    #[command(verbatim_doc_comment)]
+    ImportLog {
+        /// Folders of *.log files (e.g. docs/benchmarks/2026-11-23-h100-final).
+        #[arg(required = true)]
+        dirs: Vec<std::path::PathBuf>,
+        /// The NVIDIA driver of the run (the logs do not say it).
+        #[arg(long)]
+        driver: String,
+        /// The day of the run (default: the folder name's YYYY-MM-DD prefix).
+        #[arg(long)]
+        date: Option<String>,
+        /// The output file.
+        #[arg(long, short)]
+        output: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -103,6 +140,10 @@ fn main() -> ExitCode {
             Some(Command::PtxasReport) => ptxas::report_committed(),
             Some(Command::Test { args }) => tasks::test(&args),
             Some(Command::GpuBundle) => bundle::gpu_bundle(),
+            Some(Command::Report { files, markdown, charts }) => report::report(&files, &markdown, &charts),
+            Some(Command::ImportLog { dirs, driver, date, output }) => {
+                report::import_logs(&dirs, &driver, date.as_deref(), &output)
+            }
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,

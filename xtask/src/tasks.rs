@@ -64,10 +64,10 @@ fn heading(step: usize, of: usize, what: &str) {
 pub fn test(extra: &[String]) -> Result<()> {
     let mut failed = Vec::new();
 
-    heading(1, 6, "toolchain components (rust-src, llvm-tools)");
+    heading(1, 7, "toolchain components (rust-src, llvm-tools)");
     ensure_components()?;
 
-    heading(2, 6, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
+    heading(2, 7, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
     match ptxas::ensure_ptxas() {
         Ok(path) => println!("ptxas: {}", path.display()),
         Err(e) => {
@@ -76,7 +76,7 @@ pub fn test(extra: &[String]) -> Result<()> {
         }
     }
 
-    heading(3, 6, "check-ptx: committed PTX up to date, ptxas report");
+    heading(3, 7, "check-ptx: committed PTX up to date, ptxas report");
     if failed.is_empty() {
         if let Err(e) = ptx::check() {
             eprintln!("error: {e:#}");
@@ -105,7 +105,7 @@ pub fn test(extra: &[String]) -> Result<()> {
     for (i, (phase, args)) in runs.iter().enumerate() {
         let mut cmd = util::cargo();
         cmd.args(args).args(extra);
-        heading(4 + i, 6, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
+        heading(4 + i, 7, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
         match run_counting(&mut cmd) {
             Ok(t) => {
                 totals.passed += t.passed;
@@ -117,6 +117,17 @@ pub fn test(extra: &[String]) -> Result<()> {
                 failed.push(*phase);
             }
         }
+    }
+
+    // The API docs: every public item documented (the library crates deny
+    // missing_docs), no broken link or bad HTML; their examples ran as
+    // doc-tests in the first test run.
+    heading(7, 7, "RUSTDOCFLAGS=-D warnings cargo doc --no-deps --workspace --features experiments");
+    let mut doc = util::cargo();
+    doc.args(["doc", "--no-deps", "--workspace", "--features", "experiments"]).env("RUSTDOCFLAGS", "-D warnings");
+    if let Err(e) = util::run(&mut doc) {
+        eprintln!("error: {e:#}");
+        failed.push("cargo doc");
     }
 
     // The closing line: totals of every libtest binary (`skipped` are the

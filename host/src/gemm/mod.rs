@@ -120,7 +120,7 @@ pub enum GemmVariant {
     /// leading dimension is not a multiple of 4 or an operand is
     /// transposed); for bf16 and f16 on a Hopper GPU (compute capability
     /// 9.0), the wgmma tile; otherwise for bf16, f16 and tf32 the
-    /// tensor-core tile from [`MmaTile::auto`].
+    /// tensor-core tile the shape suits best (`MmaTile::auto`).
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,

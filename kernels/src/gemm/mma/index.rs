@@ -201,7 +201,7 @@ pub const fn a_rows(lane: usize, m0: usize, k0: usize) -> (usize, usize) {
 /// stored `[k][m]` (transposed operand): matrix `j = lane / 8` is the
 /// quarter `(m: 8 · (j % 2), k: 8 · (j / 2))`, its rows are `k`, and the
 /// transpose hands each lane the A fragment
-/// ([`a_trans_rows_give_the_a_fragment`](tests) checks it element by
+/// (the test `a_trans_rows_give_the_a_fragment` checks it element by
 /// element against [`frag::mma_m16n8k16_a`]).
 #[inline(always)]
 pub const fn a_trans_rows(lane: usize, m0: usize, k0: usize) -> (usize, usize) {
