@@ -170,6 +170,7 @@ pub fn cases() -> Vec<Case> {
     v.push(Case::gpu_only("sgemm::chunked::naive_wide_4x3000000x3", |ctx| {
         check(ctx, GemmShape { m: 4, n: 3_000_000, k: 3, lda: 3, ldb: 3_000_000, ldc: 3_000_000 }, 0.5, Some(GemmVariant::Naive))
     }));
+    any_layout_cases(&mut v);
     v.push(Case::new("sgemm::buffers_reused_across_calls", reuse));
     v.push(Case::new("sgemm::rejects_bad_arguments", bad_arguments));
     v.push(Case::new("sgemm::cublas::absent_or_checked", |ctx| match ctx.backend() {
@@ -263,4 +264,64 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
         matches!(e, Error::LengthMismatch { arg: "a", .. })
     })?;
     exact_f32("untouched c", &down(&c)?, &[7.0; 64])
+}
+
+/// Auto on every layout (issue 15): transposed operands, `k` and leading
+/// dimensions not multiples of 4, odd batch strides all run on a float4
+/// rung over staged copies; checked by the shared harness of
+/// `tests/cases/mma.rs` (f64 reference, NaN-poisoned C for β = 0, C
+/// outside the matrices untouched). And the fast rungs' edge blocks, whose
+/// unpredicated loop reads clamped rows and columns, on operands with
+/// rows exactly as long as the float4 rungs allow and buffers that end at
+/// the last element.
+fn any_layout_cases(v: &mut Vec<Case>) {
+    use super::mma::{check as check_spec, Spec};
+    // One row, tall, primes, every size class below a block, k % 4 ≠ 0.
+    const ANY: &[(usize, usize, usize)] = &[
+        (1, 1, 1),
+        (7, 7, 7),
+        (31, 33, 31),
+        (33, 31, 29),
+        (36, 20, 12),
+        (64, 40, 32),
+        (1, 1023, 37),
+        (1023, 3, 7),
+        (37, 41, 43),
+        (130, 66, 3),
+    ];
+    for &(m, n, k) in ANY {
+        for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+            for pad in [0, 3] {
+                let tag = format!("{}{}_pad{pad}", if ta { "t" } else { "n" }, if tb { "t" } else { "n" });
+                let spec = Spec { ta, tb, pad, alpha: 1.5, beta: if pad == 0 { 0.0 } else { -0.75 }, ..Spec::new(m, n, k) };
+                v.push(Case::new(format!("sgemm::auto_any::{tag}::{m}x{n}x{k}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
+            }
+        }
+    }
+    // Batches: odd rows (pad 1), odd explicit strides, A shared by the batch.
+    let batches = [
+        ("batch3_pad1", Spec { batch: 3, pad: 1, beta: 0.5, ..Spec::new(33, 31, 29) }),
+        ("batch2_odd_strides_tn", Spec { batch: 2, ta: true, strides: Some([29 * 33 + 5, 29 * 31 + 3, 33 * 31 + 7]), beta: 0.25, ..Spec::new(33, 31, 29) }),
+        ("batch4_shared_a_tt", Spec { batch: 4, ta: true, tb: true, strides: Some([0, 24 * 16 + 1, 17 * 24 + 3]), ..Spec::new(17, 24, 16) }),
+    ];
+    for (tag, spec) in batches {
+        v.push(Case::new(format!("sgemm::auto_any::{tag}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
+    }
+    for (m, n, k) in [(1000, 1000, 1000), (1023, 1025, 1021)] {
+        for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+            let tag = format!("{}{}", if ta { "t" } else { "n" }, if tb { "t" } else { "n" });
+            let spec = Spec { ta, tb, beta: 0.5, ..Spec::new(m, n, k) };
+            v.push(Case::gpu_only(format!("sgemm::auto_any::{tag}::{m}x{n}x{k}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
+        }
+    }
+    // Edge blocks of every fast rung: n % 4 ≠ 0 with ldb = n rounded up to
+    // 4 (the vector straddling n reads the row's padding), B's buffer
+    // ending at its last element, k long enough for the edge loop.
+    for var in GemmVariant::all().into_iter().filter(|v| matches!(v, GemmVariant::Warptile(_) | GemmVariant::Multistage(_))) {
+        let tag = var.name().trim_start_matches("sgemm_");
+        for (m, n, k) in [(130, 133, 97), (65, 70, 41), (3, 257, 33)] {
+            let s = GemmShape { m, n, k, lda: k.next_multiple_of(4), ldb: n.next_multiple_of(4), ldc: n.next_multiple_of(4) };
+            v.push(Case::new(format!("sgemm::edge_tight::{tag}::{m}x{n}x{k}"), move |ctx| check(ctx, s, 0.25, Some(var))));
+        }
+    }
 }

@@ -532,7 +532,7 @@ impl Gemm {
     ) -> Result<()> {
         let p = self.checked(ctx, a, b, c, bias)?;
         match self.engine::<I, O>(&p, hopper_sms(ctx))? {
-            Engine::Simt(v) => {
+            Engine::Simt(v, staged) => {
                 if bias.is_some() || self.activation != Activation::None {
                     return Err(Error::BadArgument {
                         arg: if bias.is_some() { "bias" } else { "activation" },
@@ -541,7 +541,11 @@ impl Gemm {
                 }
                 let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
                 let c = as_f32_mut(c, "c")?;
-                simt::run(ctx, v, self.transposes(), &p, a, b, c)
+                if staged {
+                    simt::run_staged(ctx, v, self.transposes(), &p, a, b, c)
+                } else {
+                    simt::run(ctx, v, self.transposes(), &p, a, b, c)
+                }
             }
             Engine::Mma(tile) => mma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
             Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
@@ -591,8 +595,12 @@ impl Gemm {
             mma::kernel_for(tile, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb))).map(|_| Engine::Mma(tile))
         } else {
             let v = match self.variant {
-                GemmVariant::Auto if ta || tb => GemmVariant::Blocktile2d,
-                GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, simt::float4_ok(&p.g)),
+                // Every layout runs on a float4 rung: what it cannot read
+                // as stored is staged (simt::run_staged).
+                GemmVariant::Auto => {
+                    let v = pick(AUTO_TABLE, self.m, self.n, self.k, true);
+                    return Ok(Engine::Simt(v, simt::needs_staging(p)));
+                }
                 GemmVariant::Mma(t) => {
                     return Err(Error::BadArgument {
                         arg: "variant",
@@ -626,7 +634,7 @@ impl Gemm {
                     });
                 }
             }
-            Ok(Engine::Simt(v))
+            Ok(Engine::Simt(v, false))
         }
     }
 }
@@ -649,8 +657,9 @@ impl Problem {
 /// Which engine runs a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Engine {
-    /// The f32 ladder, on this rung.
-    Simt(GemmVariant),
+    /// The f32 ladder, on this rung; `true`: on staged copies of operands
+    /// it cannot read as stored (`Auto` only).
+    Simt(GemmVariant, bool),
     /// Tensor cores, with this tile.
     Mma(MmaTile),
     /// Hopper tensor cores, with this tile.
@@ -660,7 +669,7 @@ enum Engine {
 impl Engine {
     fn variant(self) -> GemmVariant {
         match self {
-            Engine::Simt(v) => v,
+            Engine::Simt(v, _) => v,
             Engine::Mma(t) => GemmVariant::Mma(t),
             Engine::Wgmma(t) => GemmVariant::Wgmma(t),
         }

@@ -8,8 +8,10 @@ use ferrotile_kernels::gemm::simt::GemmParams;
 use ferrotile_kernels::gemm::simt::StageTConfig;
 use ferrotile_kernels::gemm::simt::{StageConfig, WarpConfig};
 
+use super::mma::Stored;
 use super::GemmVariant;
 use crate::launch::At;
+use ferrotile_kernels::gemm::mma::StageParams;
 use crate::{Buffer, Context, LaunchConfig, Result};
 
 /// One measured point of the autotune table: at about this shape, this
@@ -162,6 +164,88 @@ pub(super) fn run(
         }
     }
     Ok(())
+}
+
+/// An operand the float4 rungs cannot read as stored, as a packed
+/// row-major copy whose rows start 16-byte aligned (`None`: it can be read
+/// as is). `transpose`: the stored matrix is `op`'s transpose; a packed one
+/// (one matrix, or one shared by the batch) whose copy has rows of a
+/// multiple of 4 goes through the transpose kernels (full bandwidth), any
+/// other through the elementwise staging copy.
+fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<f32>, Stored)>> {
+    use crate::transpose::TransposeVariant;
+    let one = batch == 1 || s.stride == 0;
+    if transpose && one && s.ld == s.cols && s.rows % 4 == 0 {
+        // Stored: `rows` rows of `cols`; the copy: `cols` rows of `rows`.
+        let (nx, ny) = (s.cols, s.rows);
+        let v = TransposeVariant::fastest_for(nx, ny);
+        if v != TransposeVariant::Copy {
+            let mut dst = ctx.alloc::<f32>(nx * ny)?;
+            crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
+            return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
+        }
+    }
+    super::mma::stage(ctx, src, s, batch, transpose)
+}
+
+/// Whether `Auto` runs a float4 rung on staged copies ([`run_staged`]):
+/// an operand is stored transposed, or a leading dimension or batch
+/// stride is not a multiple of 4.
+pub(super) fn needs_staging(p: &super::Problem) -> bool {
+    let (ta, tb) = p.transposes;
+    ta || tb || !float4_ok(&p.g) || (p.batch > 1 && p.strides.iter().any(|s| s % 4 != 0))
+}
+
+/// Runs float4 rung `v` on any layout: transposed operands and operands
+/// whose rows are not 16-byte aligned are staged into packed row-major
+/// copies first ([`stage_operand`]); a `C` whose rows are not 16-byte
+/// aligned is computed into a packed copy (holding `C` when β ≠ 0) and
+/// copied back. The copies cost one pass over each staged matrix, against
+/// the product's `k` passes.
+pub(super) fn run_staged(
+    ctx: &Context,
+    v: GemmVariant,
+    (ta, tb): (bool, bool),
+    p: &super::Problem,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+) -> Result<()> {
+    let g = p.g;
+    let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
+    let sa = Stored { rows: if ta { k } else { m }, cols: if ta { m } else { k }, ld: g.lda as usize, stride: p.strides[0] };
+    let sb = Stored { rows: if tb { n } else { k }, cols: if tb { k } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let staged_a = stage_operand(ctx, a, sa, p.batch, ta)?;
+    let staged_b = stage_operand(ctx, b, sb, p.batch, tb)?;
+    let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
+    let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+    let mut q = super::Problem {
+        g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
+        batch: p.batch,
+        strides: [sa.stride, sb.stride, p.strides[2]],
+        transposes: (false, false),
+    };
+    let sc = Stored { rows: m, cols: n, ld: g.ldc as usize, stride: p.strides[2] };
+    match super::mma::stage(ctx, c, sc, p.batch, false)? {
+        None => run(ctx, v, (false, false), &q, a, b, c),
+        Some((mut packed, pc)) => {
+            q.g.ldc = pc.ld as u32;
+            q.strides[2] = pc.stride;
+            run(ctx, v, (false, false), &q, a, b, &mut packed)?;
+            let sp = StageParams {
+                rows: m as u32,
+                cols: n as u32,
+                ld_src: pc.ld as u32,
+                ld_dst: g.ldc,
+                batch: if pc.stride == 0 { 1 } else { p.batch as u32 },
+                transpose: 0,
+                stride_src: pc.stride as u64,
+                stride_dst: p.strides[2] as u64,
+            };
+            let cfg = k::gemm::mma::stage_config(&sp);
+            launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &packed, c, sp)
+        }
+    }
 }
 
 /// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
@@ -319,7 +403,9 @@ mod tests {
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2));
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
         assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
-        let g = Gemm::new(64, 64, 64).lda(65);
-        assert_eq!(g.resolved_variant().unwrap(), GemmVariant::Blocktile2d);
+        // Auto stages what the float4 rungs cannot read: still a float4 rung.
+        for g in [Gemm::new(64, 64, 64).lda(65), Gemm::new(64, 64, 63), Gemm::new(64, 64, 64).transpose_a(true).transpose_b(true)] {
+            assert!(g.resolved_variant().unwrap().needs_float4(), "{g:?}");
+        }
     }
 }

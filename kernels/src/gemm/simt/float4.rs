@@ -36,7 +36,7 @@
 use core::simd::f32x4;
 
 use super::index::{
-    a_tile_t, b_tile, block_origin, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config, SmemTile,
+    a_tile_t, b_tile, block_origin, clamp_row, clamp_vec_col, edge_full_k_tiles, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config, SmemTile,
     WarpTiling, SWIZZLED,
 };
 use super::{write_c, GemmParams};
@@ -177,13 +177,16 @@ impl Tiling {
 /// Global `A` tile at `(m0, k0)` → registers. `full`: the tile lies
 /// inside `A` (one unpredicated float4 per pass); otherwise each float4 is
 /// loaded whole when its 4 elements are inside, else as predicated scalars
-/// with zeros outside.
+/// with zeros outside. `CLAMP` (with `full`, for edge blocks: the tile's
+/// columns lie inside `A`, rows may not): rows past `m` read row `m − 1`
+/// instead ([`clamp_row`]); their products land in rows of `C`
+/// that are never written.
 #[inline(always)]
-unsafe fn load_a(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
+unsafe fn load_a<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
     let la = p.a();
     for q in 0..cfg.a_passes() {
         let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
-        let (gr, gc) = (m0 + r, k0 + c);
+        let (gr, gc) = (if CLAMP { clamp_row(m0 + r, p.m as usize) } else { m0 + r }, k0 + c);
         regs[q] = unsafe {
             if full || la.in_bounds(gr, gc + 3) {
                 a.read_vec::<f32x4>(la.offset(gr, gc))
@@ -194,13 +197,17 @@ unsafe fn load_a(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0
     }
 }
 
-/// Global `B` tile at `(k0, n0)` → registers (as [`load_a`]).
+/// Global `B` tile at `(k0, n0)` → registers (as [`load_a`]). `CLAMP`
+/// (with `full`, for edge blocks: the tile's rows lie inside `B` and
+/// below its last row, columns may not): a vector is read at
+/// [`clamp_vec_col`], inside the row's `ldb` elements; the elements
+/// past `n` land in columns of `C` that are never written.
 #[inline(always)]
-unsafe fn load_b(cfg: &Tiling, p: &GemmParams, b: Global<f32>, t: usize, (k0, n0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
+unsafe fn load_b<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, b: Global<f32>, t: usize, (k0, n0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
     let lb = p.b();
     for q in 0..cfg.b_passes() {
         let (r, c) = tile_load(t, q, cfg.threads(), cfg.bn, 4);
-        let (gr, gc) = (k0 + r, n0 + c);
+        let (gr, gc) = (k0 + r, if CLAMP { clamp_vec_col(n0 + c, p.ldb as usize) } else { n0 + c });
         regs[q] = unsafe {
             if full || lb.in_bounds(gr, gc + 3) {
                 b.read_vec::<f32x4>(lb.offset(gr, gc))
@@ -309,8 +316,8 @@ pub(super) unsafe fn body<
             for kt in 0..ktiles {
                 let k0 = kt * BK;
                 let full = interior && k0 + BK <= k;
-                load_a(&cfg, &p, a, t, (m0, k0), full, &mut ra);
-                load_b(&cfg, &p, b, t, (k0, n0), full, &mut rb);
+                load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
                 store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
                 sync_threads();
                 compute::<BK, TM, TN>(&cfg, sa0, sb0, origin, &mut acc);
@@ -318,17 +325,27 @@ pub(super) unsafe fn body<
             }
         } else {
             let full = interior && BK <= k;
-            load_a(&cfg, &p, a, t, (m0, 0), full, &mut ra);
-            load_b(&cfg, &p, b, t, (0, n0), full, &mut rb);
+            load_a::<false>(&cfg, &p, a, t, (m0, 0), full, &mut ra);
+            load_b::<false>(&cfg, &p, b, t, (0, n0), full, &mut rb);
             store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
             sync_threads();
             let mut kt = 0;
+            let st = Stages { sa0, sb0, stage };
             if IL && interior {
                 // Tiles 1..k/BK are full: no predicate, no bounds math.
                 let full_tiles = k / BK;
-                let st = Stages { sa0, sb0, stage };
                 while kt + 1 < full_tiles {
-                    fast_step::<BK, TM, TN>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, (kt % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    fast_step::<BK, TM, TN, false>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, (kt % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    kt += 1;
+                }
+            } else if IL {
+                // An edge block: the same loop over the tiles that end
+                // before `B`'s last row (clamped reads stay inside the rows
+                // of `ldb` elements before it), rows of `A` and columns of
+                // `B` past the edge clamped instead of predicated.
+                let full_tiles = edge_full_k_tiles(k, BK);
+                while kt + 1 < full_tiles {
+                    fast_step::<BK, TM, TN, true>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, (kt % 2) * stage, &mut acc, (&mut ra, &mut rb));
                     kt += 1;
                 }
             }
@@ -338,8 +355,8 @@ pub(super) unsafe fn body<
                 if next {
                     let k0 = (kt + 1) * BK;
                     let full = interior && k0 + BK <= k;
-                    load_a(&cfg, &p, a, t, (m0, k0), full, &mut ra);
-                    load_b(&cfg, &p, b, t, (k0, n0), full, &mut rb);
+                    load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                    load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
                 }
                 compute::<BK, TM, TN>(&cfg, sa0.offset(cur), sb0.offset(cur), origin, &mut acc);
                 if next {
@@ -363,12 +380,13 @@ struct Stages {
     stage: usize,
 }
 
-/// One tile of the interior loop: prefetch tile `kt + 1` (unpredicated),
+/// One tile of the interior loop: prefetch tile `kt + 1` (unpredicated;
+/// `CLAMP`: an edge block's, with clamped rows of `A` and columns of `B`),
 /// compute tile `kt` from the stage at offset `cur`, store the prefetch
 /// into the other stage, barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize>(
+unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLAMP: bool>(
     cfg: &Tiling,
     p: &GemmParams,
     (a, b): (Global<f32>, Global<f32>),
@@ -383,8 +401,8 @@ unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize>(
 ) {
     let k0 = (kt + 1) * BK;
     unsafe {
-        load_a(cfg, p, a, t, (m0, k0), true, ra);
-        load_b(cfg, p, b, t, (k0, n0), true, rb);
+        load_a::<CLAMP>(cfg, p, a, t, (m0, k0), true, ra);
+        load_b::<CLAMP>(cfg, p, b, t, (k0, n0), true, rb);
         compute::<BK, TM, TN>(cfg, st.sa0.offset(cur), st.sb0.offset(cur), origin, acc);
         store_tiles(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
         sync_threads();
