@@ -197,13 +197,15 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
             None => None,
         };
         let auto = p.gemm.resolved_variant()?;
+        let slices = p.gemm.split_k_slices_on(ctx);
+        let kernel = if slices > 1 { format!("sgemm_split_k_64x64x16_w32x32 × {slices} + reduce") } else { auto.name().to_string() };
         let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
         let (cb_ms, pct, cb_check) = match ceiling {
             Some((tc, chk)) => (format!("{:.3}", ms(tc)), format!("{:.1}", 100.0 * tc.as_secs_f64() / t.as_secs_f64()), chk),
             None => ("—".into(), "—".into(), "—".into()),
         };
         let check = if cb_check == "ok" || cb_check == "—" { check } else { format!("{check} (cuBLAS: {cb_check})") };
-        println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {} | {pct} | {check} |", ms(t), auto.name());
+        println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {kernel} | {pct} | {check} |", ms(t));
     }
     Ok(())
 }

@@ -395,5 +395,32 @@ pub const fn edge_full_k_tiles(k: usize, bk: usize) -> usize {
     if k == 0 { 0 } else { (k - 1) / bk }
 }
 
+/// k tiles `kt0..kt1` (of `bk`) that split-k slice `z` runs: `ks / bk`
+/// tiles per slice (`ks` a multiple of `bk`), the last slice cut at
+/// `ktiles`; empty past it.
+#[inline(always)]
+pub const fn split_k_tiles(z: u32, ks: u32, bk: usize, ktiles: usize) -> (usize, usize) {
+    let per = ks as usize / bk;
+    let (a, b) = (z as usize * per, (z as usize + 1) * per);
+    (if a < ktiles { a } else { ktiles }, if b < ktiles { b } else { ktiles })
+}
+
+/// Fewest `k` tiles of one split-k slice (shorter slices cost more in
+/// workspace traffic than they gain in parallelism).
+pub const SPLIT_K_MIN_TILES: u32 = 16;
+
+/// Slices of `ks` that cover `k`.
+pub const fn split_k_slices(k: u32, ks: u32) -> u32 {
+    k.div_ceil(ks)
+}
+
+/// Where slice `z` of the split-k workspace starts: the slices are
+/// `m × ldc` matrices (`p.ldc`: the workspace's leading dimension) one
+/// after the other.
+#[inline(always)]
+pub const fn split_k_slice_offset(z: u32, p: &GemmParams) -> usize {
+    z as usize * p.m as usize * p.ldc as usize
+}
+
 #[cfg(test)]
 mod tests;

@@ -468,3 +468,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// The split-k slices cover the `k` tiles once, in order, none empty.
+    #[test]
+    fn split_k_slices_cover_every_k_tile_once(k in 1u32..100_000, per in 1u32..64, bk in prop::sample::select(std::vec![8usize, 16, 32])) {
+        let ks = per * bk as u32;
+        let ktiles = (k as usize).div_ceil(bk);
+        let s = split_k_slices(k, ks);
+        let mut next = 0;
+        for z in 0..s {
+            let (a, b) = split_k_tiles(z, ks, bk, ktiles);
+            prop_assert_eq!(a, next);
+            prop_assert!(b > a, "slice {} of {} is empty", z, s);
+            next = b;
+        }
+        prop_assert_eq!(next, ktiles);
+        prop_assert_eq!(split_k_tiles(s, ks, bk, ktiles), (ktiles, ktiles));
+    }
+}
+
+#[test]
+fn split_k_depth_is_whole_tiles_and_covers_k_in_at_most_the_slices_asked() {
+    use crate::gemm::simt::{split_k_depth, SPLIT_K_TILING};
+    for k in [1u32, 15, 16, 255, 256, 1000, 4096, 65536, 1 << 20] {
+        for slices in 1u32..40 {
+            let ks = split_k_depth(k, slices);
+            assert!(ks as usize % SPLIT_K_TILING.bk == 0 && ks >= SPLIT_K_MIN_TILES * SPLIT_K_TILING.bk as u32, "{k} {slices}");
+            assert!(split_k_slices(k, ks) <= slices, "{k} {slices}: {}", split_k_slices(k, ks));
+        }
+    }
+}
