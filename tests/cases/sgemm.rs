@@ -1,7 +1,8 @@
 //! The SGEMM ladder: every rung and configuration against the f64
-//! reference, edge shapes, β = 0 with a NaN-poisoned C, alignment
-//! fallback, transposed operands, bad arguments, and cuBLAS (the benchmark
-//! ceiling).
+//! reference, edge shapes, β = 0 with a NaN-poisoned C, `Auto` on every
+//! layout (transposed operands, unaligned `k` and leading dimensions, odd
+//! batch strides: staged), the fast rungs' edge blocks on tight leading
+//! dimensions, split-k, bad arguments, and cuBLAS (the benchmark ceiling).
 
 use ferrotile::cublas::{cublas_sgemm, Cublas};
 use ferrotile::gemm::{Gemm, GemmVariant};
@@ -134,7 +135,7 @@ pub fn cases() -> Vec<Case> {
         }
     }
     // Packed (ld = row length) shapes that are multiples of 4: Auto takes
-    // the float4 path; and shapes that are not: Auto falls back.
+    // the float4 path; and shapes that are not: Auto stages them.
     for (m, n, k) in [(64, 64, 64), (36, 20, 12), (33, 31, 29), (130, 66, 3)] {
         v.push(Case::new(format!("sgemm::auto_packed::{m}x{n}x{k}"), move |ctx| {
             check(ctx, GemmShape { m, n, k, lda: k, ldb: n, ldc: n }, 1.0, Some(GemmVariant::Auto))
