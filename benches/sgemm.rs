@@ -18,6 +18,10 @@
 //!
 //! * `FERROTILE_BENCH_EMULATOR=1`: run on the CPU emulator (smoke test of
 //!   the table; give small `FERROTILE_BENCH_SIZES`).
+//! * `FERROTILE_BENCH_CLASSES=0`: skip the shape-class table (printed after
+//!   the ladder: odd sizes, transposed operands, skinny and deep products,
+//!   `Auto` against cuBLAS with the same transposes); `=only`: print only
+//!   it.
 //!
 //! Without a CUDA device it prints a note and exits 0.
 
@@ -100,6 +104,10 @@ fn run(ctx: &Context) -> Result<()> {
     if env_on("FERROTILE_AUTOTUNE") {
         return autotune(ctx, cublas.as_ref());
     }
+    let classes = std::env::var("FERROTILE_BENCH_CLASSES").unwrap_or_default();
+    if classes == "only" {
+        return shape_classes(ctx, cublas.as_ref());
+    }
     let shapes: Vec<(usize, usize, usize)> = if let Ok(s) = std::env::var("FERROTILE_BENCH_SIZES") {
         s.split(',').filter_map(parse_shape).collect()
     } else if env_on("FERROTILE_BENCH_QUICK") {
@@ -163,6 +171,54 @@ fn run(ctx: &Context) -> Result<()> {
     for (size, name, pct) in best {
         println!("| {size} | {name} | {} |", if pct.is_nan() { "—".into() } else { format!("{pct:.1}") });
     }
+    if classes != "0" && !env_on("FERROTILE_BENCH_QUICK") && std::env::var("FERROTILE_BENCH_SIZES").is_err() {
+        shape_classes(ctx, cublas.as_ref())?;
+    }
+    Ok(())
+}
+
+/// The shape classes of issue 15: what a user's shapes look like, `Auto`
+/// against cuBLAS SGEMM with the same transposes, in the same run.
+const CLASSES: &[(&str, usize, usize, usize, bool, bool)] = &[
+    ("aligned", 4096, 4096, 4096, false, false),
+    ("odd", 1000, 1000, 1000, false, false),
+    ("odd", 1023, 1025, 1021, false, false),
+    ("odd", 4097, 4097, 4097, false, false),
+    ("transposed", 4096, 4096, 4096, true, false),
+    ("transposed", 4096, 4096, 4096, false, true),
+    ("transposed", 4096, 4096, 4096, true, true),
+    ("transposed", 1000, 1000, 1000, true, false),
+    ("transposed", 1000, 1000, 1000, false, true),
+    ("transposed", 1000, 1000, 1000, true, true),
+    ("skinny", 64, 4096, 4096, false, false),
+    ("skinny", 4096, 64, 4096, false, false),
+    ("deep", 256, 256, 65536, false, false),
+];
+
+/// One row per [`CLASSES`] entry: cuBLAS and `Auto` (the kernel it
+/// resolves to, staging included in the time), checked on sampled rows.
+fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
+    println!("\n## Shape classes — Auto vs cuBLAS SGEMM (same transposes, same run; α = 1, β = 0, packed)\n");
+    println!("| class | m×n×k | op | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | check |");
+    println!("| --- | --- | --- | ---: | ---: | --- | ---: | --- |");
+    for &(class, m, n, k, ta, tb) in CLASSES {
+        let (p, mut c) = Problem::new_op(ctx, m, n, k, (ta, tb))?;
+        let op = format!("{}{}", if ta { "T" } else { "N" }, if tb { "T" } else { "N" });
+        let ceiling = match cublas {
+            Some(cb) => Some(p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?),
+            None => None,
+        };
+        let auto = p.gemm.resolved_variant()?;
+        let slices = p.gemm.split_k_slices_on(ctx);
+        let kernel = if slices > 1 { format!("sgemm_split_k_64x64x16_w32x32 × {slices} + reduce") } else { auto.name().to_string() };
+        let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
+        let (cb_ms, pct, cb_check) = match ceiling {
+            Some((tc, chk)) => (format!("{:.3}", ms(tc)), format!("{:.1}", 100.0 * tc.as_secs_f64() / t.as_secs_f64()), chk),
+            None => ("—".into(), "—".into(), "—".into()),
+        };
+        let check = if cb_check == "ok" || cb_check == "—" { check } else { format!("{check} (cuBLAS: {cb_check})") };
+        println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {kernel} | {pct} | {check} |", ms(t));
+    }
     Ok(())
 }
 
@@ -201,9 +257,18 @@ struct Problem {
 impl Problem {
     /// The problem and its (NaN-filled) output buffer.
     fn new(ctx: &Context, m: usize, n: usize, k: usize) -> Result<(Problem, Buffer<f32>)> {
+        Self::new_op(ctx, m, n, k, (false, false))
+    }
+
+    /// The same with `A` and/or `B` stored transposed (packed `k × m`,
+    /// `n × k`): the same `op(A)`, `op(B)` values, so the same reference.
+    fn new_op(ctx: &Context, m: usize, n: usize, k: usize, (ta, tb): (bool, bool)) -> Result<(Problem, Buffer<f32>)> {
         let shape = GemmShape { m, n, k, lda: k, ldb: n, ldc: n };
         let a = random_f32(m * k, 11);
         let b = random_f32(k * n, 12);
+        // Stored A: op(A) (m rows of k) or its transpose; likewise B.
+        let stored_a = if ta { reference::transpose(&a, k, m) } else { a.clone() };
+        let stored_b = if tb { reference::transpose(&b, n, k) } else { b.clone() };
         // Sampled rows: first, last, and spread in between.
         let mut rows: Vec<usize> = (0..SAMPLE_ROWS).map(|i| i * (m - 1) / (SAMPLE_ROWS - 1).max(1)).collect();
         rows.dedup();
@@ -212,7 +277,8 @@ impl Problem {
             let sub = GemmShape { m: 1, n, k, lda: k, ldb: n, ldc: n };
             want.extend(reference::sgemm_f64(sub, 1.0, &a[i * k..(i + 1) * k], &b, 0.0, &vec![0.0; n]));
         }
-        let p = Problem { gemm: Gemm::new(m, n, k), shape, a: ctx.upload(&a)?, b: ctx.upload(&b)?, rows, want };
+        let gemm = Gemm::new(m, n, k).transpose_a(ta).transpose_b(tb);
+        let p = Problem { gemm, shape, a: ctx.upload(&stored_a)?, b: ctx.upload(&stored_b)?, rows, want };
         Ok((p, ctx.alloc(m * n)?))
     }
 

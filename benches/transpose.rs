@@ -67,7 +67,24 @@ fn run(ctx: &Context) -> Result<()> {
         d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count
     );
     let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
-    let sizes: &[(usize, usize)] = if quick { &[(8192, 8192)] } else { &[(4096, 4096), (8192, 8192), (8191, 37), (37, 8191)] };
+    let sizes: &[(usize, usize)] = if quick { &[(8192, 8192)] } else { &[
+        // Aligned squares (the ladder's home ground).
+        (4096, 4096),
+        (8192, 8192),
+        // Sides not multiples of the tile or of 4.
+        (8191, 8193),
+        (8191, 37),
+        (37, 8191),
+        // A few columns / a few rows, very tall / very wide.
+        (64, 1 << 20),
+        (1 << 20, 64),
+        (7, 1 << 22),
+        (1 << 22, 7),
+        // One row or one column.
+        (1, 1 << 24),
+        (1 << 24, 1),
+    ]
+    };
     println!("bytes = 8·nx·ny (read + write); copy = cuMemcpyDtoD of the same nx·ny f32 in the same run.");
     println!("kind: rung = a step of the ladder; config = another tile configuration of a rung; default = what Transpose::new picks.\n");
     println!("| kernel | kind | size | time ms | GB/s | % of copy |");
@@ -121,7 +138,7 @@ fn run(ctx: &Context) -> Result<()> {
         for &v in TransposeVariant::ALL {
             let kind = if v == default { "rung, default" } else if v.is_rung() { "rung" } else { "config" };
             if !v.supports(nx, ny) {
-                println!("| {} | {kind} | {size} | n/a | n/a | n/a (needs nx, ny multiples of 4) |", v.name());
+                println!("| {} | {kind} | {size} | n/a | n/a | n/a (does not support the shape) |", v.name());
                 continue;
             }
             let t = Transpose::new(nx, ny).variant(v);

@@ -30,15 +30,22 @@ def main():
         print("torch_sgemm: no CUDA device")
         return
     print(f"# torch.matmul fp32 (TF32 off) — {torch.cuda.get_device_name(0)}, torch {torch.__version__}\n")
-    print("| m×n×k | time ms | TFLOP/s |")
-    print("| --- | ---: | ---: |")
-    for (m, n, k) in [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 1024, 8192)]:
-        a = torch.rand(m, k, device="cuda", dtype=torch.float32) * 2 - 1
-        b = torch.rand(k, n, device="cuda", dtype=torch.float32) * 2 - 1
+    print("| m×n×k | op | time ms | TFLOP/s |")
+    print("| --- | --- | ---: | ---: |")
+    # The ladder's shapes, then the shape classes of benches/sgemm.rs
+    # (op: N = as stored, T = stored transposed, read through .t()).
+    shapes = [(4096, 4096, 4096, "NN"), (8192, 8192, 8192, "NN"), (4096, 1024, 8192, "NN"),
+              (1000, 1000, 1000, "NN"), (1023, 1025, 1021, "NN"), (4097, 4097, 4097, "NN"),
+              (4096, 4096, 4096, "TN"), (4096, 4096, 4096, "NT"), (4096, 4096, 4096, "TT"),
+              (1000, 1000, 1000, "TN"), (1000, 1000, 1000, "NT"), (1000, 1000, 1000, "TT"),
+              (64, 4096, 4096, "NN"), (4096, 64, 4096, "NN"), (256, 256, 65536, "NN")]
+    for (m, n, k, op) in shapes:
+        a = torch.rand(k, m, device="cuda").t() if op[0] == "T" else torch.rand(m, k, device="cuda")
+        b = torch.rand(n, k, device="cuda").t() if op[1] == "T" else torch.rand(k, n, device="cuda")
         c = torch.empty(m, n, device="cuda", dtype=torch.float32)
         iters = 50 if m * n * k <= 4096 ** 3 else 15
         ms = median_ms(lambda: torch.matmul(a, b, out=c), iters)
-        print(f"| {m}×{n}×{k} | {ms:.3f} | {2 * m * n * k / ms / 1e9:.1f} |")
+        print(f"| {m}×{n}×{k} | {op} | {ms:.3f} | {2 * m * n * k / ms / 1e9:.1f} |")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 """PyTorch baseline for the transpose ladder.
 
 Times `x.t().contiguous()` (PyTorch's transpose copy) and a plain
-`y.copy_(x)` (the copy ceiling) for 4096² and 8192² f32 on the GPU with
+`y.copy_(x)` (the copy ceiling) for the shape classes of
+benches/transpose.rs (aligned squares, odd sides, a few rows or columns,
+one row) in f32 on the GPU with
 torch.cuda.Event, median of 50 runs after 5 warm-ups, and prints one
 markdown table. GB/s counts the bytes read plus the bytes written
 (8 · n · n for f32).
@@ -43,8 +45,9 @@ def main():
     print(f"# PyTorch {torch.__version__} transpose baseline — {name}\n")
     print("| op | size | time ms | GB/s | % of copy |")
     print("| --- | --- | ---: | ---: | ---: |")
-    for n in (4096, 8192):
-        x = torch.rand(n, n, device="cuda", dtype=torch.float32) * 2 - 1
+    shapes = [(4096, 4096), (8192, 8192), (8191, 8193), (64, 1 << 20), (1 << 20, 64), (7, 1 << 22), (1 << 22, 7), (1, 1 << 24)]
+    for nx, ny in shapes:
+        x = torch.rand(ny, nx, device="cuda", dtype=torch.float32) * 2 - 1
         y = torch.empty_like(x)
         nbytes = 2 * x.numel() * x.element_size()
         copy_ms = median_ms(lambda: y.copy_(x))
@@ -53,7 +56,7 @@ def main():
         ok = torch.equal(ref.t(), x)
         for op, ms in (("y.copy_(x)", copy_ms), ("x.t().contiguous()" + ("" if ok else " FAIL"), t_ms)):
             gbs = nbytes / (ms * 1e-3) / 1e9
-            print(f"| {op} | {n}x{n} | {ms:.4f} | {gbs:.1f} | {100 * copy_ms / ms:.1f} |")
+            print(f"| {op} | {nx}x{ny} | {ms:.4f} | {gbs:.1f} | {100 * copy_ms / ms:.1f} |")
         del x, y, ref
         torch.cuda.empty_cache()
     return 0

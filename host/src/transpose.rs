@@ -49,6 +49,15 @@ pub enum TransposeVariant {
     Vec4T64B64,
     /// Config of rung 6 with a 32 × 32 tile and 64 threads.
     Vec4T32B64,
+    /// Rung 6's tile for any shape: scalar global accesses (sides that are
+    /// not multiples of 4).
+    Vec4Unaligned,
+    /// A few columns or rows (short side at most
+    /// [`ix::THIN_MAX`]): whole lines of the long side per block.
+    Thin,
+    /// One row or one column: the transpose is the same bytes, copied
+    /// device to device.
+    Copy,
 }
 
 use TransposeVariant as V;
@@ -72,20 +81,40 @@ impl TransposeVariant {
         V::Vec4T64B128,
         V::Vec4T64B64,
         V::Vec4T32B64,
+        V::Vec4Unaligned,
+        V::Thin,
+        V::Copy,
     ];
 
     /// The default for shapes whose sides are multiples of 4.
     pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4;
-    /// The default for every other shape.
-    pub const DEFAULT_SCALAR: TransposeVariant = V::SmemPadUnroll2;
+    /// The default for other shapes with both sides above [`ix::THIN_MAX`].
+    pub const DEFAULT_SCALAR: TransposeVariant = V::Vec4Unaligned;
 
-    /// The fastest variant that supports an `nx × ny` input (what
-    /// [`Transpose::new`] uses unless [`Transpose::variant`] picks one).
+    /// The variant [`Transpose::new`] uses for an `nx × ny` input unless
+    /// [`Transpose::variant`] picks one:
+    ///
+    /// | shape | variant |
+    /// | --- | --- |
+    /// | one row or one column | [`Copy`](V::Copy) |
+    /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
+    /// | `nx`, `ny` multiples of 4 | [`Vec4`](V::Vec4) |
+    /// | any other | [`Vec4Unaligned`](V::Vec4Unaligned) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
-        if Self::DEFAULT_VECTOR.supports(nx, ny) { Self::DEFAULT_VECTOR } else { Self::DEFAULT_SCALAR }
+        if V::Copy.supports(nx, ny) {
+            V::Copy
+        } else if V::Thin.supports(nx, ny) {
+            V::Thin
+        } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
+            Self::DEFAULT_VECTOR
+        } else {
+            Self::DEFAULT_SCALAR
+        }
     }
 
-    /// The kernel's name (its PTX entry).
+    /// The kernel's name: its PTX entry (for `Thin`, the common prefix of
+    /// `transpose_thin_tall` and `transpose_thin_wide`; `Copy` launches no
+    /// kernel).
     pub fn name(self) -> &'static str {
         match self {
             V::NaiveRow => "transpose_naive_row",
@@ -101,6 +130,9 @@ impl TransposeVariant {
             V::Vec4T64B128 => "transpose_vec4_t64_b128",
             V::Vec4T64B64 => "transpose_vec4_t64_b64",
             V::Vec4T32B64 => "transpose_vec4_t32_b64",
+            V::Vec4Unaligned => "transpose_vec4u_t64_b256",
+            V::Thin => "transpose_thin",
+            V::Copy => "transpose_copy",
         }
     }
 
@@ -116,7 +148,20 @@ impl TransposeVariant {
 
     /// Whether the variant can transpose an `nx × ny` input.
     pub fn supports(self, nx: usize, ny: usize) -> bool {
-        !self.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0)
+        match self {
+            V::Copy => nx == 1 || ny == 1,
+            V::Thin => nx.min(ny) <= ix::THIN_MAX as usize,
+            v => !v.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0),
+        }
+    }
+
+    /// Why the variant does not support a shape (for the error message).
+    fn requirement(self) -> String {
+        match self {
+            V::Copy => "needs one row or one column".into(),
+            V::Thin => format!("needs nx or ny at most {}", ix::THIN_MAX),
+            _ => format!("uses 16-byte accesses and needs nx and ny multiples of {}", ix::VEC),
+        }
     }
 
     /// The launch geometry for an `nx × ny` input (computed in `kernels`).
@@ -135,6 +180,9 @@ impl TransposeVariant {
             V::Vec4T64B128 => ix::VEC4_T64_B128.config(nx, ny),
             V::Vec4T64B64 => ix::VEC4_T64_B64.config(nx, ny),
             V::Vec4T32B64 => ix::VEC4_T32_B64.config(nx, ny),
+            V::Vec4Unaligned => ix::VEC4_T64_B256.config(nx, ny),
+            V::Thin => ix::THIN.config(nx, ny),
+            V::Copy => LaunchConfig::linear(0, 0),
         }
     }
 }
@@ -196,37 +244,46 @@ impl Transpose {
         if !v.supports(self.nx, self.ny) {
             return Err(Error::BadArgument {
                 arg: "variant",
-                detail: format!(
-                    "`{}` uses 16-byte accesses and needs nx and ny multiples of {}; got {nx} x {ny}",
-                    v.name(),
-                    ix::VEC
-                ),
+                detail: format!("`{}` {}; got {nx} x {ny}", v.name(), v.requirement()),
             });
         }
-        debug_assert!(!v.is_vectorised() || VecTile::supports(nx, ny));
-        // Tall shapes fold their grid rows into z (every kernel reads its
-        // block row with `arch::block_row`), so no shape is refused for its
-        // grid; `launch!` still checks the configuration before launching.
-        let cfg = v.launch_config(nx, ny);
-        macro_rules! go {
-            ($kernel:ident) => {
-                launch!(ctx, k::transpose::$kernel, cfg, input, output, nx, ny)
-            };
-        }
-        match v {
-            V::NaiveRow => go!(transpose_naive_row),
-            V::NaiveCol => go!(transpose_naive_col),
-            V::Smem => go!(transpose_smem),
-            V::SmemPad => go!(transpose_smem_pad),
-            V::SmemPadUnroll2 => go!(transpose_smem_pad_unroll2),
-            V::Vec4 => go!(transpose_vec4_t64_b256),
-            V::SmemPadB32x16 => go!(transpose_smem_pad_b32x16),
-            V::SmemPadB32x32 => go!(transpose_smem_pad_b32x32),
-            V::SmemPadT64 => go!(transpose_smem_pad_t64),
-            V::SmemPadUnroll2B32x16 => go!(transpose_smem_pad_unroll2_b32x16),
-            V::Vec4T64B128 => go!(transpose_vec4_t64_b128),
-            V::Vec4T64B64 => go!(transpose_vec4_t64_b64),
-            V::Vec4T32B64 => go!(transpose_vec4_t32_b64),
-        }
+        launch_variant(ctx, v, input, output, nx, ny)
+    }
+}
+
+/// Launches `v` (which supports the shape) on the `nx × ny` input at the
+/// start of `input`, writing the first `nx · ny` elements of `output`;
+/// the buffers may be longer (the GEMM stages transposed operands this
+/// way). `Copy` needs buffers of exactly `nx · ny` elements.
+pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32) -> Result<()> {
+    debug_assert!(v.supports(nx as usize, ny as usize));
+    debug_assert!(!v.is_vectorised() || VecTile::supports(nx, ny));
+    // Tall shapes fold their grid rows into z (every kernel reads its
+    // block row with `arch::block_row`), so no shape is refused for its
+    // grid; `launch!` still checks the configuration before launching.
+    let cfg = v.launch_config(nx, ny);
+    macro_rules! go {
+        ($kernel:ident) => {
+            launch!(ctx, k::transpose::$kernel, cfg, input, output, nx, ny)
+        };
+    }
+    match v {
+        V::NaiveRow => go!(transpose_naive_row),
+        V::NaiveCol => go!(transpose_naive_col),
+        V::Smem => go!(transpose_smem),
+        V::SmemPad => go!(transpose_smem_pad),
+        V::SmemPadUnroll2 => go!(transpose_smem_pad_unroll2),
+        V::Vec4 => go!(transpose_vec4_t64_b256),
+        V::SmemPadB32x16 => go!(transpose_smem_pad_b32x16),
+        V::SmemPadB32x32 => go!(transpose_smem_pad_b32x32),
+        V::SmemPadT64 => go!(transpose_smem_pad_t64),
+        V::SmemPadUnroll2B32x16 => go!(transpose_smem_pad_unroll2_b32x16),
+        V::Vec4T64B128 => go!(transpose_vec4_t64_b128),
+        V::Vec4T64B64 => go!(transpose_vec4_t64_b64),
+        V::Vec4T32B64 => go!(transpose_vec4_t32_b64),
+        V::Vec4Unaligned => go!(transpose_vec4u_t64_b256),
+        V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
+        V::Thin => go!(transpose_thin_wide),
+        V::Copy => output.copy_from_buffer(input),
     }
 }

@@ -1,7 +1,8 @@
 //! The SGEMM ladder: every rung and configuration against the f64
-//! reference, edge shapes, β = 0 with a NaN-poisoned C, alignment
-//! fallback, transposed operands, bad arguments, and cuBLAS (the benchmark
-//! ceiling).
+//! reference, edge shapes, β = 0 with a NaN-poisoned C, `Auto` on every
+//! layout (transposed operands, unaligned `k` and leading dimensions, odd
+//! batch strides: staged), the fast rungs' edge blocks on tight leading
+//! dimensions, split-k, bad arguments, and cuBLAS (the benchmark ceiling).
 
 use ferrotile::cublas::{cublas_sgemm, Cublas};
 use ferrotile::gemm::{Gemm, GemmVariant};
@@ -134,7 +135,7 @@ pub fn cases() -> Vec<Case> {
         }
     }
     // Packed (ld = row length) shapes that are multiples of 4: Auto takes
-    // the float4 path; and shapes that are not: Auto falls back.
+    // the float4 path; and shapes that are not: Auto stages them.
     for (m, n, k) in [(64, 64, 64), (36, 20, 12), (33, 31, 29), (130, 66, 3)] {
         v.push(Case::new(format!("sgemm::auto_packed::{m}x{n}x{k}"), move |ctx| {
             check(ctx, GemmShape { m, n, k, lda: k, ldb: n, ldc: n }, 1.0, Some(GemmVariant::Auto))
@@ -170,6 +171,7 @@ pub fn cases() -> Vec<Case> {
     v.push(Case::gpu_only("sgemm::chunked::naive_wide_4x3000000x3", |ctx| {
         check(ctx, GemmShape { m: 4, n: 3_000_000, k: 3, lda: 3, ldb: 3_000_000, ldc: 3_000_000 }, 0.5, Some(GemmVariant::Naive))
     }));
+    any_layout_cases(&mut v);
     v.push(Case::new("sgemm::buffers_reused_across_calls", reuse));
     v.push(Case::new("sgemm::rejects_bad_arguments", bad_arguments));
     v.push(Case::new("sgemm::cublas::absent_or_checked", |ctx| match ctx.backend() {
@@ -263,4 +265,139 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
         matches!(e, Error::LengthMismatch { arg: "a", .. })
     })?;
     exact_f32("untouched c", &down(&c)?, &[7.0; 64])
+}
+
+/// Auto on every layout (issue 15): transposed operands, `k` and leading
+/// dimensions not multiples of 4, odd batch strides all run on a float4
+/// rung over staged copies; checked by the shared harness of
+/// `tests/cases/mma.rs` (f64 reference, NaN-poisoned C for β = 0, C
+/// outside the matrices untouched). And the fast rungs' edge blocks, whose
+/// unpredicated loop reads clamped rows and columns, on operands with
+/// rows exactly as long as the float4 rungs allow and buffers that end at
+/// the last element.
+fn any_layout_cases(v: &mut Vec<Case>) {
+    use super::mma::{check as check_spec, Spec};
+    // One row, tall, primes, every size class below a block, k % 4 ≠ 0.
+    const ANY: &[(usize, usize, usize)] = &[
+        (1, 1, 1),
+        (7, 7, 7),
+        (31, 33, 31),
+        (33, 31, 29),
+        (36, 20, 12),
+        (64, 40, 32),
+        (1, 1023, 37),
+        (1023, 3, 7),
+        (37, 41, 43),
+        (130, 66, 3),
+    ];
+    for &(m, n, k) in ANY {
+        for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+            for pad in [0, 3] {
+                let tag = format!("{}{}_pad{pad}", if ta { "t" } else { "n" }, if tb { "t" } else { "n" });
+                let spec = Spec { ta, tb, pad, alpha: 1.5, beta: if pad == 0 { 0.0 } else { -0.75 }, ..Spec::new(m, n, k) };
+                v.push(Case::new(format!("sgemm::auto_any::{tag}::{m}x{n}x{k}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
+            }
+        }
+    }
+    // Batches: odd rows (pad 1), odd explicit strides, A shared by the batch.
+    let batches = [
+        ("batch3_pad1", Spec { batch: 3, pad: 1, beta: 0.5, ..Spec::new(33, 31, 29) }),
+        ("batch2_odd_strides_tn", Spec { batch: 2, ta: true, strides: Some([29 * 33 + 5, 29 * 31 + 3, 33 * 31 + 7]), beta: 0.25, ..Spec::new(33, 31, 29) }),
+        ("batch2_c_stride_odd", Spec { batch: 2, strides: Some([33 * 29 + 1, 29 * 32 + 1, 33 * 32 + 3]), beta: 0.5, ..Spec::new(33, 32, 29) }),
+        ("batch2_c_stride_odd_beta0", Spec { batch: 2, strides: Some([33 * 28, 28 * 32, 33 * 32 + 3]), ..Spec::new(33, 32, 28) }),
+        ("batch4_shared_a_tt", Spec { batch: 4, ta: true, tb: true, strides: Some([0, 24 * 16 + 1, 17 * 24 + 3]), ..Spec::new(17, 24, 16) }),
+    ];
+    for (tag, spec) in batches {
+        v.push(Case::new(format!("sgemm::auto_any::{tag}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
+    }
+    for (m, n, k) in [(1000, 1000, 1000), (1023, 1025, 1021)] {
+        for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+            let tag = format!("{}{}", if ta { "t" } else { "n" }, if tb { "t" } else { "n" });
+            let spec = Spec { ta, tb, beta: 0.5, ..Spec::new(m, n, k) };
+            v.push(Case::gpu_only(format!("sgemm::auto_any::{tag}::{m}x{n}x{k}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
+        }
+    }
+    // Split-k (forced, and Auto's choice on a skinny and a deep product),
+    // with transposes, β = 0 on a NaN C, odd leading dimensions.
+    let splits: &[((usize, usize, usize), (bool, bool), usize, f32, Option<usize>)] = &[
+        ((1, 1, 1), (false, false), 0, 0.0, Some(3)),
+        ((7, 9, 600), (false, false), 3, -0.5, Some(3)),
+        ((65, 130, 1000), (false, false), 0, 0.0, Some(4)),
+        ((33, 70, 531), (true, true), 1, 0.75, Some(2)),
+        ((31, 1, 777), (true, false), 3, 0.0, Some(5)),
+        ((64, 128, 4096), (false, false), 0, 0.5, None),
+        ((17, 40, 2049), (false, true), 1, 0.0, None),
+    ];
+    for &(shape, t, pad, beta, split) in splits {
+        let (m, n, k) = shape;
+        let tag = format!("{}{}_pad{pad}_{}", if t.0 { "t" } else { "n" }, if t.1 { "t" } else { "n" }, split.map_or("auto".into(), |s| s.to_string()));
+        v.push(Case::new(format!("sgemm::split_k::{tag}::{m}x{n}x{k}"), move |ctx| check_split(ctx, shape, t, pad, beta, split)));
+    }
+    for (m, n, k) in [(64, 4096, 4096), (4096, 64, 4096), (256, 256, 65536)] {
+        v.push(Case::gpu_only(format!("sgemm::split_k::auto::{m}x{n}x{k}"), move |ctx| check_split(ctx, (m, n, k), (false, false), 0, 0.5, None)));
+    }
+    // Edge blocks of every fast rung: n % 4 ≠ 0 with ldb = n rounded up to
+    // 4 (the vector straddling n reads the row's padding), B's buffer
+    // ending at its last element, k long enough for the edge loop.
+    for var in GemmVariant::all().into_iter().filter(|v| matches!(v, GemmVariant::Warptile(_) | GemmVariant::Multistage(_))) {
+        let tag = var.name().trim_start_matches("sgemm_");
+        for (m, n, k) in [(130, 133, 97), (65, 70, 41), (3, 257, 33)] {
+            let s = GemmShape { m, n, k, lda: k.next_multiple_of(4), ldb: n.next_multiple_of(4), ldc: n.next_multiple_of(4) };
+            v.push(Case::new(format!("sgemm::edge_tight::{tag}::{m}x{n}x{k}"), move |ctx| check(ctx, s, 0.25, Some(var))));
+        }
+    }
+}
+
+/// `C = α·op(A)·op(B) + β·C` through `Auto` with `split` slices of `k`
+/// (`None`: Auto's choice, which must split these shapes), operands
+/// stored transposed or not with `pad` extra elements per row; f64
+/// reference, NaN-poisoned C for β = 0, C's padding untouched.
+fn check_split(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool), pad: usize, beta: f32, split: Option<usize>) -> Result<(), String> {
+    let mut r = Rng::new(seed("split_k") ^ (m * 1_000_003 + n * 1009 + k) as u64 ^ ((ta as u64) << 40) ^ ((tb as u64) << 41));
+    let (opa, opb) = (r.f32s(m * k), r.f32s(k * n));
+    let store = |x: &[f32], rows: usize, cols: usize, t: bool| -> (Vec<f32>, usize) {
+        let (sr, sc) = if t { (cols, rows) } else { (rows, cols) };
+        let ld = sc + pad;
+        let mut out = vec![-9.0f32; (sr - 1) * ld + sc];
+        for i in 0..rows {
+            for j in 0..cols {
+                let (si, sj) = if t { (j, i) } else { (i, j) };
+                out[si * ld + sj] = x[i * cols + j];
+            }
+        }
+        (out, ld)
+    };
+    let (a, lda) = store(&opa, m, k, ta);
+    let (b, ldb) = store(&opb, k, n, tb);
+    let ldc = n + pad;
+    let mut c0 = r.f32s((m - 1) * ldc + n);
+    if beta == 0.0 {
+        for i in 0..m {
+            c0[i * ldc..i * ldc + n].fill(f32::NAN);
+        }
+    }
+    let alpha = 1.25f32;
+    let (da, db) = (up(ctx, &a)?, up(ctx, &b)?);
+    let mut dc = up(ctx, &c0)?;
+    let g = Gemm::new(m, n, k).transpose_a(ta).transpose_b(tb).lda(lda).ldb(ldb).ldc(ldc).alpha(alpha).beta(beta);
+    let g = match split {
+        Some(s) => g.split_k(s),
+        None => g,
+    };
+    if split.is_none() && g.split_k_slices_on(ctx) < 2 {
+        return Err(format!("Auto does not split {m}x{n}x{k}"));
+    }
+    g.run(ctx, &da, &db, &mut dc).map_err(|e| e.to_string())?;
+    let got = down(&dc)?;
+    let want = reference::sgemm_f64(GemmShape { m, n, k, lda: k, ldb: n, ldc }, alpha, &opa, &opb, beta, &c0);
+    for i in 0..m.saturating_sub(1) {
+        for j in n..ldc {
+            if got[i * ldc + j].to_bits() != c0[i * ldc + j].to_bits() {
+                return Err(format!("padding element ({i}, {j}) of C was written"));
+            }
+        }
+    }
+    let pick = |x: &[f32]| -> Vec<f32> { (0..m).flat_map(|i| x[i * ldc..i * ldc + n].to_vec()).collect() };
+    let pick64: Vec<f64> = (0..m).flat_map(|i| want[i * ldc..i * ldc + n].to_vec()).collect();
+    close("C", &pick(&got), &pick64, 1e-5)
 }

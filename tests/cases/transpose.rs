@@ -43,28 +43,72 @@ const SHAPES: &[(usize, usize)] = &[
 /// Shapes for the vectorised variants (sides multiples of 4).
 const VEC_SHAPES: &[(usize, usize)] = &[(4, 4), (4, 132), (132, 4), (60, 68), (64, 64), (128, 36), (196, 100)];
 
+/// Shapes for the thin kernels: short sides 1, 2, odd, prime, at the
+/// limit; long sides one block, several with a partial last one.
+const THIN_SHAPES: &[(usize, usize)] = &[
+    (1, 1),
+    (2, 1),
+    (1, 4099),
+    (2, 4099),
+    (4099, 2),
+    (3, 200),
+    (200, 3),
+    (7, 1023),
+    (1023, 7),
+    (17, 1000),
+    (1000, 17),
+    (31, 257),
+    (32, 1000),
+    (1000, 32),
+    (32, 32),
+];
+
+/// Shapes for rung 6 with scalar global accesses: every residue of 4 on
+/// both sides, partial tiles, primes, a single row and column.
+const UNALIGNED_SHAPES: &[(usize, usize)] = &[
+    (1, 1),
+    (1, 97),
+    (97, 1),
+    (7, 7),
+    (31, 33),
+    (65, 63),
+    (66, 130),
+    (127, 129),
+    (129, 67),
+    (200, 3),
+    (64, 64),
+    (131, 193),
+];
+
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for &var in TransposeVariant::ALL {
         if var == TransposeVariant::NaiveRow {
             continue; // covered by tests/cases/foundation.rs
         }
-        let shapes = if var.is_vectorised() { VEC_SHAPES } else { SHAPES };
+        let shapes = match var {
+            TransposeVariant::Thin => THIN_SHAPES,
+            TransposeVariant::Copy => &[(1, 1), (1, 4099), (4099, 1)][..],
+            TransposeVariant::Vec4Unaligned => UNALIGNED_SHAPES,
+            v if v.is_vectorised() => VEC_SHAPES,
+            _ => SHAPES,
+        };
         let short = var.name().trim_start_matches("transpose_");
         for &(nx, ny) in shapes {
             v.push(Case::new(format!("transpose::{short}::{nx}x{ny}"), move |ctx| check(ctx, Some(var), nx, ny)));
         }
-        for (nx, ny) in [(4096, 4096), (8191, 37), (37, 8191)] {
+        assert!(shapes.iter().all(|&(nx, ny)| var.supports(nx, ny)), "{var:?}");
+        for (nx, ny) in [(4096, 4096), (8191, 37), (37, 8191), (8191, 8193), (31, 1 << 20), (1 << 20, 31)] {
             if var.supports(nx, ny) {
                 v.push(Case::gpu_only(format!("transpose::{short}::{nx}x{ny}"), move |ctx| check(ctx, Some(var), nx, ny)));
             }
         }
     }
     // The default picks a vectorised kernel where it can, a scalar one elsewhere.
-    for (nx, ny) in [(1, 1), (5, 3), (1, 130), (130, 1), (68, 132), (129, 67)] {
+    for (nx, ny) in [(1, 1), (5, 3), (1, 130), (130, 1), (68, 132), (129, 67), (33, 2049), (2049, 33), (35, 37), (64, 5000), (5000, 64)] {
         v.push(Case::new(format!("transpose::default::{nx}x{ny}"), move |ctx| check(ctx, None, nx, ny)));
     }
-    for (nx, ny) in [(8192, 8192), (8191, 37), (37, 8191), (4093, 4099)] {
+    for (nx, ny) in [(8192, 8192), (8191, 37), (37, 8191), (4093, 4099), (8191, 8193), (64, 1 << 20), (1 << 20, 64), (1, 1 << 24)] {
         v.push(Case::gpu_only(format!("transpose::default::{nx}x{ny}"), move |ctx| check(ctx, None, nx, ny)));
     }
     v.push(Case::new("transpose::api::rejects_bad_arguments_before_launch", bad_arguments));
@@ -102,7 +146,7 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     expect("long output", Transpose::new(3, 4).run(ctx, &a, &mut long), &|e| {
         matches!(e, Error::LengthMismatch { arg: "output", expected: 12, actual: 13 })
     })?;
-    for &var in TransposeVariant::ALL.iter().filter(|v| v.is_vectorised()) {
+    for &var in TransposeVariant::ALL.iter().filter(|v| v.is_vectorised() || **v == TransposeVariant::Copy) {
         expect(var.name(), Transpose::new(3, 4).variant(var).run(ctx, &a, &mut out), &|e| {
             matches!(e, Error::BadArgument { arg: "variant", .. })
         })?;

@@ -30,6 +30,26 @@
 //! Types: `a` and `b` are `f32`, [`half::bf16`] or [`half::f16`]; `c` is
 //! `f32` or the input type. f32 × f32 runs on the f32 ladder, or on the
 //! tensor cores as tf32 with [`Gemm::tf32`].
+//!
+//! # What `Auto` runs for f32 (the f32 ladder)
+//!
+//! Every shape and layout runs on a float4 rung (rung 9's warp tiles);
+//! what that rung cannot read as stored is staged first, and products
+//! with too few block tiles are split along `k`:
+//!
+//! | the problem | what runs |
+//! | --- | --- |
+//! | any `m × n × k` | the rung of [`AUTO_TABLE`] nearest to the shape ([`pick`]); blocks on the edge of `C` run the same unpredicated loop as interior ones (clamped reads), only the `k` tail is predicated |
+//! | `A` and/or `B` stored transposed | a packed row-major copy made by the transpose kernels (one matrix, rows of a multiple of 4) or the staging copy (otherwise), then as above |
+//! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | that operand staged into rows of a multiple of 4, then as above |
+//! | `ldc` not a multiple of 4 | the epilogue stores scalars |
+//! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
+//! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_slices`]): rung 9's 64 × 64 tile over slices of `k` into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
+//!
+//! A rung chosen with [`Gemm::variant`] runs as chosen (no staging, no
+//! split; a float4 rung refuses layouts it cannot read, rung 5 reads
+//! transposed operands directly); [`Gemm::split_k`] forces or turns off
+//! the split on the `Auto` path.
 
 mod mma;
 mod simt;
@@ -44,7 +64,7 @@ use ferrotile_kernels::gemm::simt::Tiling;
 pub use ferrotile_kernels::gemm::simt::{GemmParams, StageConfig, WarpConfig};
 pub use mma::MmaTile;
 pub use wgmma::WgmmaTile;
-pub use simt::{pick, plan_chunks, AutoEntry, GemmChunk, AUTO_TABLE};
+pub use simt::{pick, plan_chunks, split_k_slices, AutoEntry, GemmChunk, AUTO_TABLE};
 
 use crate::{check, Buffer, Context, Element, Error, Result};
 
@@ -116,11 +136,11 @@ impl Activation {
 #[non_exhaustive]
 pub enum GemmVariant {
     /// The fastest kernel for the shape and types: for f32, the ladder's
-    /// rung from [`AUTO_TABLE`] (the scalar 2D blocktiled rung when a
-    /// leading dimension is not a multiple of 4 or an operand is
-    /// transposed); for bf16 and f16 on a Hopper GPU (compute capability
-    /// 9.0), the wgmma tile; otherwise for bf16, f16 and tf32 the
-    /// tensor-core tile the shape suits best (`MmaTile::auto`).
+    /// rung from [`AUTO_TABLE`] on any layout (operands it cannot read
+    /// staged, skinny and deep products split along `k`: the table in
+    /// the [module docs](self)); for bf16 and f16 on a Hopper GPU
+    /// (compute capability 9.0), the wgmma tile; otherwise for bf16, f16
+    /// and tf32 the tensor-core tile from [`MmaTile::auto`].
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,
@@ -256,6 +276,7 @@ pub struct Gemm {
     strides: Option<[usize; 3]>,
     activation: Activation,
     tf32: bool,
+    split_k: Option<usize>,
 }
 
 /// A validated problem: the kernels' parameters and the batch.
@@ -291,6 +312,7 @@ impl Gemm {
             strides: None,
             activation: Activation::None,
             tf32: false,
+            split_k: None,
         }
     }
     /// Scale of the product.
@@ -305,10 +327,11 @@ impl Gemm {
     }
     /// `op(A) = Aᵀ`: `A` is stored as a row-major `k × m` matrix (leading
     /// dimension ≥ m, default m) and `C = α·Aᵀ·op(B) + β·C`. On the f32
-    /// ladder transposed operands run on rung 5 ([`GemmVariant::Blocktile2d`],
-    /// scalar loads through the transposed layout; `Auto` picks it, a
-    /// float4 rung chosen explicitly is an error); the tensor-core kernels
-    /// read them with `ldmatrix.trans`.
+    /// ladder `Auto` stages a transposed operand into a row-major copy
+    /// (the transpose kernels) and runs a float4 rung; rung 5
+    /// ([`GemmVariant::Blocktile2d`]) reads it directly through the
+    /// transposed layout; another rung chosen explicitly is an error. The
+    /// tensor-core kernels read transposed operands with `ldmatrix.trans`.
     pub fn transpose_a(mut self, yes: bool) -> Self {
         self.transpose_a = yes;
         self
@@ -365,6 +388,32 @@ impl Gemm {
     pub fn tf32(mut self, yes: bool) -> Self {
         self.tf32 = yes;
         self
+    }
+
+    /// Split-k on the f32 ladder's `Auto` path: `k` in `slices` slices
+    /// whose partial products are summed in slice order by a second
+    /// kernel (deterministic). 1 turns it off; without this call `Auto`
+    /// chooses ([`split_k_slices`]). Ignored for a batch, a chosen rung,
+    /// and the tensor-core engines.
+    pub fn split_k(mut self, slices: usize) -> Self {
+        self.split_k = Some(slices.max(1));
+        self
+    }
+
+    /// The split-k slices [`Gemm::run`] uses on `ctx` for `p` (1: none):
+    /// only `Auto` on f32 without tf32, one matrix.
+    fn slices_on(&self, ctx: &Context, p: &Problem) -> usize {
+        if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 {
+            return 1;
+        }
+        let sms = ctx.device_info().map_or(simt::DEFAULT_SMS, |i| i.sm_count.max(1) as usize);
+        self.split_k.unwrap_or_else(|| split_k_slices(self.m, self.n, self.k, sms))
+    }
+
+    /// The split-k slices [`Gemm::run`] uses on `ctx` with f32 inputs (1:
+    /// none, or an invalid problem): only `Auto` without tf32, one matrix.
+    pub fn split_k_slices_on(&self, ctx: &Context) -> usize {
+        self.problem().map_or(1, |p| self.slices_on(ctx, &p))
     }
 
     /// The validated kernel parameters of one matrix of the batch.
@@ -532,7 +581,7 @@ impl Gemm {
     ) -> Result<()> {
         let p = self.checked(ctx, a, b, c, bias)?;
         match self.engine::<I, O>(&p, hopper_sms(ctx))? {
-            Engine::Simt(v) => {
+            Engine::Simt(v, staged) => {
                 if bias.is_some() || self.activation != Activation::None {
                     return Err(Error::BadArgument {
                         arg: if bias.is_some() { "bias" } else { "activation" },
@@ -541,7 +590,12 @@ impl Gemm {
                 }
                 let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
                 let c = as_f32_mut(c, "c")?;
-                simt::run(ctx, v, self.transposes(), &p, a, b, c)
+                let slices = self.slices_on(ctx, &p);
+                if staged || slices > 1 {
+                    simt::run_any(ctx, v, slices, self.transposes(), &p, a, b, c)
+                } else {
+                    simt::run(ctx, v, self.transposes(), &p, a, b, c)
+                }
             }
             Engine::Mma(tile) => mma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
             Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
@@ -591,8 +645,12 @@ impl Gemm {
             mma::kernel_for(tile, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb))).map(|_| Engine::Mma(tile))
         } else {
             let v = match self.variant {
-                GemmVariant::Auto if ta || tb => GemmVariant::Blocktile2d,
-                GemmVariant::Auto => pick(AUTO_TABLE, self.m, self.n, self.k, simt::float4_ok(&p.g)),
+                // Every layout runs on a float4 rung: what it cannot read
+                // as stored is staged (simt::run_staged).
+                GemmVariant::Auto => {
+                    let v = pick(AUTO_TABLE, self.m, self.n, self.k, true);
+                    return Ok(Engine::Simt(v, simt::needs_staging(p)));
+                }
                 GemmVariant::Mma(t) => {
                     return Err(Error::BadArgument {
                         arg: "variant",
@@ -626,7 +684,7 @@ impl Gemm {
                     });
                 }
             }
-            Ok(Engine::Simt(v))
+            Ok(Engine::Simt(v, false))
         }
     }
 }
@@ -649,8 +707,9 @@ impl Problem {
 /// Which engine runs a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Engine {
-    /// The f32 ladder, on this rung.
-    Simt(GemmVariant),
+    /// The f32 ladder, on this rung; `true`: on staged copies of operands
+    /// it cannot read as stored (`Auto` only).
+    Simt(GemmVariant, bool),
     /// Tensor cores, with this tile.
     Mma(MmaTile),
     /// Hopper tensor cores, with this tile.
@@ -660,7 +719,7 @@ enum Engine {
 impl Engine {
     fn variant(self) -> GemmVariant {
         match self {
-            Engine::Simt(v) => v,
+            Engine::Simt(v, _) => v,
             Engine::Mma(t) => GemmVariant::Mma(t),
             Engine::Wgmma(t) => GemmVariant::Wgmma(t),
         }

@@ -8,8 +8,10 @@ use ferrotile_kernels::gemm::simt::GemmParams;
 use ferrotile_kernels::gemm::simt::StageTConfig;
 use ferrotile_kernels::gemm::simt::{StageConfig, WarpConfig};
 
+use super::mma::Stored;
 use super::GemmVariant;
 use crate::launch::At;
+use ferrotile_kernels::gemm::mma::StageParams;
 use crate::{Buffer, Context, LaunchConfig, Result};
 
 /// One measured point of the autotune table: at about this shape, this
@@ -162,6 +164,140 @@ pub(super) fn run(
         }
     }
     Ok(())
+}
+
+/// An operand the float4 rungs cannot read as stored, as a packed
+/// row-major copy whose rows start 16-byte aligned (`None`: it can be read
+/// as is). `transpose`: the stored matrix is `op`'s transpose; a packed one
+/// (one matrix, or one shared by the batch) whose copy has rows of a
+/// multiple of 4 goes through the transpose kernels (full bandwidth), any
+/// other through the elementwise staging copy.
+fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<f32>, Stored)>> {
+    use crate::transpose::TransposeVariant;
+    let one = batch == 1 || s.stride == 0;
+    if transpose && one && s.ld == s.cols && s.rows % 4 == 0 {
+        // Stored: `rows` rows of `cols`; the copy: `cols` rows of `rows`.
+        let (nx, ny) = (s.cols, s.rows);
+        let v = TransposeVariant::fastest_for(nx, ny);
+        if v != TransposeVariant::Copy {
+            let mut dst = ctx.alloc::<f32>(nx * ny)?;
+            crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
+            return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
+        }
+    }
+    super::mma::stage(ctx, src, s, batch, transpose)
+}
+
+/// Whether `Auto` runs a float4 rung through [`run_any`]: an operand is
+/// stored transposed, or a leading dimension or batch stride is not a
+/// multiple of 4.
+pub(super) fn needs_staging(p: &super::Problem) -> bool {
+    let (ta, tb) = p.transposes;
+    ta || tb || !float4_ok(&p.g) || (p.batch > 1 && p.strides.iter().any(|s| s % 4 != 0))
+}
+
+/// Slices `Auto` splits `k` into for an `m × n × k` product on a GPU of
+/// `sms` multiprocessors (1: no split). Split-k pays off when `C` has
+/// too few block tiles to fill the GPU and `k` is long: skinny products
+/// (`m` or `n` of a few tiles) and deep ones (small `m · n`, large `k`).
+/// It aims at two blocks of the split kernel's 64 × 64 tiles per
+/// multiprocessor, with slices of at least
+/// [`SPLIT_K_MIN_TILES`](k::gemm::simt::index::SPLIT_K_MIN_TILES) `k`
+/// tiles each.
+pub fn split_k_slices(m: usize, n: usize, k: usize, sms: usize) -> usize {
+    use k::gemm::simt::{index::SPLIT_K_MIN_TILES, SPLIT_K_TILING as T};
+    let tiles = m.div_ceil(T.bm) * n.div_ceil(T.bn);
+    if tiles >= sms {
+        return 1;
+    }
+    let want = (2 * sms).div_ceil(tiles);
+    let room = k / (SPLIT_K_MIN_TILES as usize * T.bk);
+    let s = want.min(room);
+    if s < 2 { 1 } else { s }
+}
+
+/// Multiprocessors `Auto` assumes when the context does not say (the
+/// emulator): an H100's.
+pub(super) const DEFAULT_SMS: usize = 132;
+
+/// Runs float4 rung `v` on any layout, `k` in `slices` slices (split-k,
+/// `slices > 1`, one matrix only): transposed operands and operands whose
+/// rows are not 16-byte aligned are staged into packed row-major copies
+/// first ([`stage_operand`]); a `C` whose `ldc` is not a multiple of 4
+/// takes the epilogue's scalar stores; a batch of `C`s with a multiple of 4
+/// as `ldc` but a batch stride that is not is computed into a packed copy
+/// and copied back (split-k's reduction writes any `C`). The copies cost
+/// one pass over each staged matrix, against the product's `k` passes.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_any(
+    ctx: &Context,
+    v: GemmVariant,
+    slices: usize,
+    (ta, tb): (bool, bool),
+    p: &super::Problem,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+) -> Result<()> {
+    let g = p.g;
+    let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
+    let sa = Stored { rows: if ta { k } else { m }, cols: if ta { m } else { k }, ld: g.lda as usize, stride: p.strides[0] };
+    let sb = Stored { rows: if tb { n } else { k }, cols: if tb { k } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let staged_a = stage_operand(ctx, a, sa, p.batch, ta)?;
+    let staged_b = stage_operand(ctx, b, sb, p.batch, tb)?;
+    let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
+    let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+    let mut q = super::Problem {
+        g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
+        batch: p.batch,
+        strides: [sa.stride, sb.stride, p.strides[2]],
+        transposes: (false, false),
+    };
+    if slices > 1 && p.batch == 1 {
+        return run_split_k(ctx, slices, &q.g, a, b, c);
+    }
+    // The float4 epilogue stores scalars when `ldc` is not a multiple of
+    // 4; with one that is, every matrix of `C` must start 16-byte aligned.
+    let c_misaligned = g.ldc % 4 == 0 && p.batch > 1 && p.strides[2] % 4 != 0;
+    if !c_misaligned {
+        return run(ctx, v, (false, false), &q, a, b, c);
+    }
+    let sc = Stored { rows: m, cols: n, ld: g.ldc as usize, stride: p.strides[2] };
+    match super::mma::stage(ctx, c, sc, p.batch, false)? {
+        None => run(ctx, v, (false, false), &q, a, b, c),
+        Some((mut packed, pc)) => {
+            q.g.ldc = pc.ld as u32;
+            q.strides[2] = pc.stride;
+            run(ctx, v, (false, false), &q, a, b, &mut packed)?;
+            let sp = StageParams {
+                rows: m as u32,
+                cols: n as u32,
+                ld_src: pc.ld as u32,
+                ld_dst: g.ldc,
+                batch: if pc.stride == 0 { 1 } else { p.batch as u32 },
+                transpose: 0,
+                stride_src: pc.stride as u64,
+                stride_dst: p.strides[2] as u64,
+            };
+            let cfg = k::gemm::mma::stage_config(&sp);
+            launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &packed, c, sp)
+        }
+    }
+}
+
+/// Split-k on one matrix whose `A` and `B` rows are 16-byte aligned: the
+/// partial products of `slices` slices of `k` into an f32 workspace, then
+/// the deterministic reduction into `C` with `α`, `β`.
+fn run_split_k(ctx: &Context, slices: usize, g: &GemmParams, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+    use k::gemm::simt::{index::split_k_slices as cover, split_k_config, split_k_depth, split_k_reduce_config};
+    let ks = split_k_depth(g.k, slices as u32);
+    let s = cover(g.k, ks);
+    let ldw = (g.n as usize).next_multiple_of(4);
+    let ws = ctx.alloc::<f32>(s as usize * g.m as usize * ldw)?;
+    let q = GemmParams { ldc: ldw as u32, alpha: 1.0, beta: 0.0, ..*g };
+    let cfg = split_k_config(&q, ks);
+    launch!(ctx, k::gemm::simt::sgemm_split_k_64x64x16_w32x32, cfg, q, ks, a, b, &ws)?;
+    launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &ws, c)
 }
 
 /// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
@@ -319,7 +455,9 @@ mod tests {
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, true), GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2));
         assert_eq!(pick(AUTO_TABLE, 4000, 4100, 4096, false), GemmVariant::Blocktile2d);
         assert_eq!(pick(&[], 7, 7, 7, true), GemmVariant::Blocktile2d);
-        let g = Gemm::new(64, 64, 64).lda(65);
-        assert_eq!(g.resolved_variant().unwrap(), GemmVariant::Blocktile2d);
+        // Auto stages what the float4 rungs cannot read: still a float4 rung.
+        for g in [Gemm::new(64, 64, 64).lda(65), Gemm::new(64, 64, 63), Gemm::new(64, 64, 64).transpose_a(true).transpose_b(true)] {
+            assert!(g.resolved_variant().unwrap().needs_float4(), "{g:?}");
+        }
     }
 }

@@ -330,5 +330,114 @@ pub const VEC4_T32_B64: VecTile = VecTile::new(32, 64);
 /// Config: 64 × 64 tile, 64 threads, four micro-blocks per thread (16 × 16 B in flight).
 pub const VEC4_T64_B64: VecTile = VecTile::new(64, 64);
 
+/// Longest short side the thin kernels take: matrices with at most this
+/// many columns (tall) or rows (wide).
+pub const THIN_MAX: u32 = 32;
+
+/// A thin tile: for a matrix whose short side `s` is at most [`THIN_MAX`],
+/// a block moves `lines` whole lines of the long side (`lines · s`
+/// elements, at most `elems`). One side of the transpose is then one
+/// contiguous run of `lines · s` elements (the input rows of a tall matrix,
+/// the output rows of a wide one), the other `s` runs of `lines` elements:
+/// both coalesced, where a square tile would leave most of its threads
+/// idle.
+///
+/// Element `i` of the contiguous run is line `i / s`, position `i % s`;
+/// element `j` of the strided side is position `j / lines`, line
+/// `j % lines` (the runs one after the other). The shared tile is
+/// `(lines, s)` padded to an odd row stride, so the strided side's warp
+/// accesses (32 lines, stride `s + pad`) are conflict-free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThinTile {
+    /// Most elements one block moves.
+    pub elems: usize,
+    /// Threads per block (1D).
+    pub threads: usize,
+}
+
+impl ThinTile {
+    /// Whether the configuration is supported: `threads` a multiple of 32
+    /// dividing `elems`, and room for 32 lines of the longest short side.
+    pub const fn validate(&self) -> bool {
+        self.threads > 0 && self.threads % WARP == 0 && self.elems % self.threads == 0 && self.elems >= WARP * THIN_MAX as usize
+    }
+
+    /// Elements each thread moves (at most).
+    #[inline(always)]
+    pub const fn per_thread(&self) -> usize {
+        self.elems / self.threads
+    }
+
+    /// Lines of the long side per block for short side `s`: the largest
+    /// multiple of 32 with `lines · s ≤ elems`.
+    #[inline(always)]
+    pub const fn lines(&self, s: u32) -> u32 {
+        ((self.elems / s as usize) / WARP * WARP) as u32
+    }
+
+    /// The shared tile for short side `s`: `(lines, s)`, rows padded to an
+    /// odd stride.
+    #[inline(always)]
+    pub const fn shared_layout(&self, s: u32) -> Layout2 {
+        Layout2::padded(self.lines(s) as usize, s as usize, if s % 2 == 0 { 1 } else { 0 })
+    }
+
+    /// `(short, long)` sides of an `nx × ny` input, and whether it is tall
+    /// (few columns: `nx` is the short side).
+    #[inline(always)]
+    pub const fn sides(nx: u32, ny: u32) -> (u32, u32, bool) {
+        if nx <= ny { (nx, ny, true) } else { (ny, nx, false) }
+    }
+
+    /// Whether an `nx × ny` input is thin enough for these kernels.
+    pub const fn supports(nx: u32, ny: u32) -> bool {
+        let (s, _, _) = Self::sides(nx, ny);
+        s >= 1 && s <= THIN_MAX
+    }
+
+    /// Launch geometry for an `nx × ny` input ([`ThinTile::supports`]):
+    /// one block per `lines` lines of the long side.
+    pub const fn config(&self, nx: u32, ny: u32) -> LaunchConfig {
+        let (s, l, _) = Self::sides(nx, ny);
+        LaunchConfig::linear(l.div_ceil(self.lines(s)), self.threads as u32)
+            .with_shared((self.shared_layout(s).cosize() * 4) as u32)
+    }
+}
+
+/// The thin kernels: 4096 elements (16 per thread) over 256 threads.
+pub const THIN: ThinTile = ThinTile { elems: 4096, threads: 256 };
+
+/// `(i / d, i % d)` for `i = start, start + step, …`, advanced with adds
+/// and one compare instead of a division per step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DivWalk {
+    /// `i / d`.
+    pub q: u32,
+    /// `i % d`.
+    pub r: u32,
+    dq: u32,
+    dr: u32,
+    d: u32,
+}
+
+impl DivWalk {
+    /// Starts at `start`; `d > 0`.
+    #[inline(always)]
+    pub const fn new(start: u32, step: u32, d: u32) -> Self {
+        DivWalk { q: start / d, r: start % d, dq: step / d, dr: step % d, d }
+    }
+
+    /// Moves to `i + step`.
+    #[inline(always)]
+    pub fn advance(&mut self) {
+        self.q += self.dq;
+        self.r += self.dr;
+        if self.r >= self.d {
+            self.r -= self.d;
+            self.q += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

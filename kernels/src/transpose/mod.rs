@@ -12,14 +12,21 @@
 //! 6. [`transpose_vec4_t64_b256`] — 16-byte global accesses, 4 × 4
 //!    register transposes, XOR-swizzled shared tile.
 //!
+//! 7. [`transpose_vec4u_t64_b256`] — rung 6 for sides that are not
+//!    multiples of 4 (scalar global accesses, the same tile);
+//! 8. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
+//!    rows: whole lines per block, every thread busy.
+//!
 //! Further tile configurations of rungs 4–6 (`transpose_smem_pad_*`,
 //! `transpose_vec4_*`) exist so the benchmark can pick the fastest.
 
 pub mod index;
 mod naive;
+mod thin;
 mod tiled;
 mod vec;
 
 pub use naive::*;
+pub use thin::*;
 pub use tiled::*;
 pub use vec::*;

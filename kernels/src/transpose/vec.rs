@@ -23,15 +23,20 @@ fn transpose4(v: [f32x4; 4]) -> [f32x4; 4] {
 /// 3. barrier;
 /// 4. copies `4J` 16-byte chunks from shared memory to the output rows.
 ///
-/// Precondition (checked by the host): `nx` and `ny` are multiples of 4,
-/// so each row starts 16-byte aligned and a micro-block is either fully
-/// inside the matrix or fully outside. Every access is guarded with the
-/// layouts' `in_bounds` on the last element of the vector.
+/// `ALIGNED` (checked by the host): `nx` and `ny` are multiples of 4, so
+/// each row starts 16-byte aligned and a micro-block is either fully
+/// inside the matrix or fully outside; every access is guarded with the
+/// layouts' `in_bounds` on the last element of the vector. Otherwise the
+/// global side moves each vector as 4 scalar accesses (the same addresses,
+/// the same sectors per warp), each guarded on edge tiles; the shared side
+/// is unchanged (elements outside the matrix stay zero there and are never
+/// written out).
 ///
 /// # Safety
-/// `input` and `output` hold `nx · ny` elements; `nx`, `ny` multiples of 4.
+/// `input` and `output` hold `nx · ny` elements; with `ALIGNED`, `nx`, `ny`
+/// multiples of 4.
 #[inline(always)]
-unsafe fn vec_tile<const J: usize>(g: VecTile, input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
+unsafe fn vec_tile<const J: usize, const ALIGNED: bool>(g: VecTile, input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
     // SAFETY: the host launcher validated the buffer lengths (nx·ny);
     // every access below is guarded by the layouts' in_bounds.
     unsafe {
@@ -49,8 +54,16 @@ unsafe fn vec_tile<const J: usize>(g: VecTile, input: Global<f32>, output: Globa
             let (mr, mc) = g.micro_block(t, j);
             for (i, row) in rows.iter_mut().enumerate() {
                 let (r, c) = (r0 + mr * VEC + i, c0 + mc * VEC);
-                if full || src.in_bounds(r, c + VEC - 1) {
-                    *row = input.read_vec::<f32x4>(src.offset(r, c));
+                if ALIGNED {
+                    if full || src.in_bounds(r, c + VEC - 1) {
+                        *row = input.read_vec::<f32x4>(src.offset(r, c));
+                    }
+                } else {
+                    for e in 0..VEC {
+                        if full || src.in_bounds(r, c + e) {
+                            row[e] = input.read(src.offset(r, c + e));
+                        }
+                    }
                 }
             }
         }
@@ -59,7 +72,7 @@ unsafe fn vec_tile<const J: usize>(g: VecTile, input: Global<f32>, output: Globa
             let cols = transpose4(*rows);
             for (i, col) in cols.iter().enumerate() {
                 // Shared row = tile column mc·4 + i, holding tile rows mr·4 .. +4.
-                if full || src.in_bounds(r0 + mr * VEC + VEC - 1, c0 + mc * VEC + i) {
+                if !ALIGNED || full || src.in_bounds(r0 + mr * VEC + VEC - 1, c0 + mc * VEC + i) {
                     smem.store_vec(g.shared_offset(mc * VEC + i, mr * VEC), *col);
                 }
             }
@@ -69,9 +82,18 @@ unsafe fn vec_tile<const J: usize>(g: VecTile, input: Global<f32>, output: Globa
         let (o0, p0) = g.output_origin(bx, by);
         for s in 0..VEC * J {
             let (row, col) = g.store_chunk(t, s);
-            if full || dst.in_bounds(o0 + row, p0 + col + VEC - 1) {
+            if ALIGNED {
+                if full || dst.in_bounds(o0 + row, p0 + col + VEC - 1) {
+                    let x = smem.load_vec::<f32x4>(g.shared_offset(row, col));
+                    output.write_vec(dst.offset(o0 + row, p0 + col), x);
+                }
+            } else if full || dst.in_bounds(o0 + row, p0 + col) {
                 let x = smem.load_vec::<f32x4>(g.shared_offset(row, col));
-                output.write_vec(dst.offset(o0 + row, p0 + col), x);
+                for e in 0..VEC {
+                    if full || dst.in_bounds(o0 + row, p0 + col + e) {
+                        output.write(dst.offset(o0 + row, p0 + col + e), x[e]);
+                    }
+                }
             }
         }
     }
@@ -87,7 +109,7 @@ kernel! {
     /// Expected: the closest rung to copy bandwidth.
     /// Launch: [`ix::VEC4_T64_B256`]`.config(nx, ny)`.
     pub fn transpose_vec4_t64_b256(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T64_B256.blocks_per_thread() }>(ix::VEC4_T64_B256, input, output, nx, ny)
+        vec_tile::<{ ix::VEC4_T64_B256.blocks_per_thread() }, true>(ix::VEC4_T64_B256, input, output, nx, ny)
     }
 }
 
@@ -95,7 +117,7 @@ kernel! {
     /// Configuration of rung 6: 64 × 64 tile, 128 threads, two micro-blocks
     /// per thread (128 bytes of loads in flight per thread).
     pub fn transpose_vec4_t64_b128(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T64_B128.blocks_per_thread() }>(ix::VEC4_T64_B128, input, output, nx, ny)
+        vec_tile::<{ ix::VEC4_T64_B128.blocks_per_thread() }, true>(ix::VEC4_T64_B128, input, output, nx, ny)
     }
 }
 
@@ -103,7 +125,7 @@ kernel! {
     /// Configuration of rung 6: 64 × 64 tile, 64 threads, four micro-blocks
     /// per thread (256 bytes of loads in flight per thread).
     pub fn transpose_vec4_t64_b64(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T64_B64.blocks_per_thread() }>(ix::VEC4_T64_B64, input, output, nx, ny)
+        vec_tile::<{ ix::VEC4_T64_B64.blocks_per_thread() }, true>(ix::VEC4_T64_B64, input, output, nx, ny)
     }
 }
 
@@ -111,6 +133,19 @@ kernel! {
     /// Configuration of rung 6: 32 × 32 tile, 64 threads, one micro-block per
     /// thread (smaller tiles: more blocks, less waste on edge tiles).
     pub fn transpose_vec4_t32_b64(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T32_B64.blocks_per_thread() }>(ix::VEC4_T32_B64, input, output, nx, ny)
+        vec_tile::<{ ix::VEC4_T32_B64.blocks_per_thread() }, true>(ix::VEC4_T32_B64, input, output, nx, ny)
+    }
+}
+
+kernel! {
+    /// Rung 6 for any shape: the 64 × 64, 256-thread tile of
+    /// [`transpose_vec4_t64_b256`] whose global accesses are 4 scalar
+    /// loads and stores per vector (rows of an input whose sides are not
+    /// multiples of 4 do not start 16-byte aligned). A warp still touches
+    /// the same sectors as the vector rung, the register transposes and the
+    /// swizzled shared tile are unchanged.
+    /// Launch: [`ix::VEC4_T64_B256`]`.config(nx, ny)`.
+    pub fn transpose_vec4u_t64_b256(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
+        vec_tile::<{ ix::VEC4_T64_B256.blocks_per_thread() }, false>(ix::VEC4_T64_B256, input, output, nx, ny)
     }
 }

@@ -6,7 +6,7 @@
 //! 32-bit elements). One pass over the operand; the GEMM then runs on the
 //! copy at full speed.
 
-use crate::arch::{block_dim_x, global_x, grid_dim_x, Global};
+use crate::arch::{global_row, global_x, Global};
 use crate::kernel;
 use crate::launch::LaunchConfig;
 use crate::numeric::{Bf16, F16};
@@ -46,7 +46,13 @@ impl StageParams {
     pub const fn offsets(&self, i: u64) -> (usize, usize) {
         let per = self.rows as u64 * self.cols as u64;
         let (b, rem) = (i / per, i % per);
-        let (r, c) = (rem / self.cols as u64, rem % self.cols as u64);
+        self.offsets_at(b as u32, (rem / self.cols as u64) as u32, (rem % self.cols as u64) as u32)
+    }
+
+    /// `(source, destination)` offsets of element `(r, c)` of matrix `b`.
+    #[inline(always)]
+    pub const fn offsets_at(&self, b: u32, r: u32, c: u32) -> (usize, usize) {
+        let (b, r, c) = (b as u64, r as u64, c as u64);
         let (dr, dc) = if self.transpose != 0 { (c, r) } else { (r, c) };
         (
             (b * self.stride_src + r * self.ld_src as u64 + c) as usize,
@@ -58,24 +64,25 @@ impl StageParams {
 /// Threads per block of the staging copy.
 pub const STAGE_THREADS: u32 = 256;
 
-/// A 1D grid-stride launch over every element (at most 2^20 blocks).
+/// One thread per `(row, column)` of a matrix (x along the source's
+/// rows: coalesced reads), rows folded into z beyond the grid's y limit.
 pub const fn stage_config(p: &StageParams) -> LaunchConfig {
-    let blocks = p.elements().div_ceil(STAGE_THREADS as u64);
-    LaunchConfig::linear(if blocks > (1 << 20) { 1 << 20 } else { blocks as u32 }, STAGE_THREADS)
+    LaunchConfig::cover_2d(p.cols, p.rows, [STAGE_THREADS, 1]).fold_rows()
 }
 
-/// The copy, one element per thread per step.
+/// The copy: each thread copies its `(row, column)` of every matrix of the
+/// batch (no division per element).
 ///
 /// # Safety
 /// The buffers hold every element `p` reaches.
 #[inline(always)]
 unsafe fn stage_body<T: Copy>(src: Global<T>, dst: Global<T>, p: StageParams) {
-    let step = grid_dim_x() as u64 * block_dim_x() as u64;
-    let mut i = global_x() as u64;
-    while i < p.elements() {
-        let (s, d) = p.offsets(i);
-        unsafe { dst.write(d, src.read(s)) };
-        i += step;
+    let (c, r) = (global_x(), global_row());
+    if c < p.cols && r < p.rows {
+        for b in 0..p.batch {
+            let (s, d) = p.offsets_at(b, r, c);
+            unsafe { dst.write(d, src.read(s)) };
+        }
     }
 }
 

@@ -36,11 +36,11 @@
 use core::simd::f32x4;
 
 use super::index::{
-    a_tile_t, b_tile, block_origin, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config, SmemTile,
+    a_tile_t, b_tile, block_origin, clamp_row, clamp_vec_col, edge_full_k_tiles, split_k_slice_offset, split_k_tiles, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config, SmemTile,
     WarpTiling, SWIZZLED,
 };
 use super::{write_c, GemmParams};
-use crate::arch::{block_idx_x, block_idx_y, dynamic_shared, fma, sync_threads, thread_idx_x, Global, Shared};
+use crate::arch::{block_idx_x, block_idx_y, block_idx_z, dynamic_shared, fma, sync_threads, thread_idx_x, Global, Shared};
 use crate::launch::LaunchConfig;
 use crate::layout::Layout2;
 
@@ -78,6 +78,11 @@ pub struct Tiling {
     /// loop. Fewer instructions and registers in the hot loop, two copies
     /// of it in the code.
     pub interior_loop: bool,
+    /// With `interior_loop`: edge blocks too run their full `k` tiles in
+    /// the unpredicated loop, rows of `A` and columns of `B` past the edge
+    /// clamped ([`clamp_row`], [`clamp_vec_col`]) instead of predicated.
+    /// Off where the clamped offsets would not fit the register budget.
+    pub edge_loop: bool,
 }
 
 impl Tiling {
@@ -150,6 +155,7 @@ impl Tiling {
             && self.tn % 4 == 0
             && matches!(self.stages, 1 | 2)
             && (!self.interior_loop || self.stages == 2)
+            && (!self.edge_loop || self.interior_loop)
             && t >= 32
             && t <= 1024
             && t % 32 == 0;
@@ -177,13 +183,16 @@ impl Tiling {
 /// Global `A` tile at `(m0, k0)` → registers. `full`: the tile lies
 /// inside `A` (one unpredicated float4 per pass); otherwise each float4 is
 /// loaded whole when its 4 elements are inside, else as predicated scalars
-/// with zeros outside.
+/// with zeros outside. `CLAMP` (with `full`, for edge blocks: the tile's
+/// columns lie inside `A`, rows may not): rows past `m` read row `m − 1`
+/// instead ([`clamp_row`]); their products land in rows of `C`
+/// that are never written.
 #[inline(always)]
-unsafe fn load_a(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
+unsafe fn load_a<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
     let la = p.a();
     for q in 0..cfg.a_passes() {
         let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
-        let (gr, gc) = (m0 + r, k0 + c);
+        let (gr, gc) = (if CLAMP { clamp_row(m0 + r, p.m as usize) } else { m0 + r }, k0 + c);
         regs[q] = unsafe {
             if full || la.in_bounds(gr, gc + 3) {
                 a.read_vec::<f32x4>(la.offset(gr, gc))
@@ -194,13 +203,17 @@ unsafe fn load_a(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0
     }
 }
 
-/// Global `B` tile at `(k0, n0)` → registers (as [`load_a`]).
+/// Global `B` tile at `(k0, n0)` → registers (as [`load_a`]). `CLAMP`
+/// (with `full`, for edge blocks: the tile's rows lie inside `B` and
+/// below its last row, columns may not): a vector is read at
+/// [`clamp_vec_col`], inside the row's `ldb` elements; the elements
+/// past `n` land in columns of `C` that are never written.
 #[inline(always)]
-unsafe fn load_b(cfg: &Tiling, p: &GemmParams, b: Global<f32>, t: usize, (k0, n0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
+unsafe fn load_b<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, b: Global<f32>, t: usize, (k0, n0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
     let lb = p.b();
     for q in 0..cfg.b_passes() {
         let (r, c) = tile_load(t, q, cfg.threads(), cfg.bn, 4);
-        let (gr, gc) = (k0 + r, n0 + c);
+        let (gr, gc) = (k0 + r, if CLAMP { clamp_vec_col(n0 + c, p.ldb as usize) } else { n0 + c });
         regs[q] = unsafe {
             if full || lb.in_bounds(gr, gc + 3) {
                 b.read_vec::<f32x4>(lb.offset(gr, gc))
@@ -264,8 +277,12 @@ pub(super) unsafe fn compute<const BK: usize, const TM: usize, const TN: usize>(
 
 /// The engine. Interior blocks (the whole block tile inside `C`) load
 /// every full `k` tile unpredicated; the last, partial `k` tile and the
-/// tiles of edge blocks take the predicated path. The choice is one
-/// block-uniform branch per tile.
+/// tiles of edge blocks take the predicated path, except with `EL`, where
+/// edge blocks run their full tiles (all but the one holding `B`'s last
+/// row) in the unpredicated loop with clamped reads. The choice is one
+/// block-uniform branch per tile. `SPLIT` (split-k, `ST = 2`): block z
+/// runs only slice z of the `k` tiles (`ks` of `k` each) and writes to
+/// slice z of the workspace `c` ([`split_k_slice_offset`]).
 ///
 /// `ST` stages: 1 → load, barrier, compute, barrier per tile; 2 → the next
 /// tile's global loads are issued before the current tile's FMAs (in
@@ -284,13 +301,16 @@ pub(super) unsafe fn body<
     const BS: usize,
     const ST: usize,
     const IL: bool,
+    const EL: bool,
+    const SPLIT: bool,
 >(
     p: GemmParams,
+    ks: u32,
     a: Global<f32>,
     b: Global<f32>,
     c: Global<f32>,
 ) {
-    let cfg = Tiling { bm: BM, bn: BN, bk: BK, tm: TM, tn: TN, wm: WM, wn: WN, a_smem: AS, b_smem: BS, stages: ST, interior_loop: IL };
+    let cfg = Tiling { bm: BM, bn: BN, bk: BK, tm: TM, tn: TN, wm: WM, wn: WN, a_smem: AS, b_smem: BS, stages: ST, interior_loop: IL, edge_loop: EL };
     let t = thread_idx_x() as usize;
     let (m0, n0) = block_origin(block_idx_x(), block_idx_y(), BM, BN);
     let interior = tile_is_interior(&p, m0, n0, BM, BN);
@@ -300,6 +320,11 @@ pub(super) unsafe fn body<
     let sb0 = sa0.offset(cfg.a_tile().footprint());
     let stage = cfg.stage_floats();
     let ktiles = k.div_ceil(BK);
+    // Split-k: block z runs k tiles kt0..kt1 and writes its partial
+    // product to slice z of the workspace `c`.
+    assert!(!SPLIT || ST == 2, "split-k runs the double-buffered loop");
+    let (kt0, kt1) = if SPLIT { split_k_tiles(block_idx_z(), ks, BK, ktiles) } else { (0, ktiles) };
+    let c_base = if SPLIT { split_k_slice_offset(block_idx_z(), &p) } else { 0 };
 
     let mut acc = [[0.0f32; TN]; TM];
     let mut ra = [f32x4::splat(0.0); MAX_PASSES];
@@ -309,37 +334,48 @@ pub(super) unsafe fn body<
             for kt in 0..ktiles {
                 let k0 = kt * BK;
                 let full = interior && k0 + BK <= k;
-                load_a(&cfg, &p, a, t, (m0, k0), full, &mut ra);
-                load_b(&cfg, &p, b, t, (k0, n0), full, &mut rb);
+                load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
                 store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
                 sync_threads();
                 compute::<BK, TM, TN>(&cfg, sa0, sb0, origin, &mut acc);
                 sync_threads();
             }
         } else {
-            let full = interior && BK <= k;
-            load_a(&cfg, &p, a, t, (m0, 0), full, &mut ra);
-            load_b(&cfg, &p, b, t, (0, n0), full, &mut rb);
+            let k0 = kt0 * BK;
+            let full = interior && k0 + BK <= k;
+            load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+            load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
             store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
             sync_threads();
-            let mut kt = 0;
+            let mut kt = kt0;
+            let st = Stages { sa0, sb0, stage };
             if IL && interior {
-                // Tiles 1..k/BK are full: no predicate, no bounds math.
-                let full_tiles = k / BK;
-                let st = Stages { sa0, sb0, stage };
+                // Tiles kt0 + 1..k/BK are full: no predicate, no bounds math.
+                let full_tiles = min(k / BK, kt1);
                 while kt + 1 < full_tiles {
-                    fast_step::<BK, TM, TN>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, (kt % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    fast_step::<BK, TM, TN, false>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    kt += 1;
+                }
+            } else if IL && EL {
+                // An edge block: the same loop over the tiles that end
+                // before `B`'s last row (clamped reads stay inside the rows
+                // of `ldb` elements before it), rows of `A` and columns of
+                // `B` past the edge clamped instead of predicated.
+                let full_tiles = min(edge_full_k_tiles(k, BK), kt1);
+                while kt + 1 < full_tiles {
+                    fast_step::<BK, TM, TN, true>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
                     kt += 1;
                 }
             }
-            while kt < ktiles {
-                let cur = (kt % 2) * stage;
-                let next = kt + 1 < ktiles;
+            while kt < kt1 {
+                let cur = ((kt - kt0) % 2) * stage;
+                let next = kt + 1 < kt1;
                 if next {
                     let k0 = (kt + 1) * BK;
                     let full = interior && k0 + BK <= k;
-                    load_a(&cfg, &p, a, t, (m0, k0), full, &mut ra);
-                    load_b(&cfg, &p, b, t, (k0, n0), full, &mut rb);
+                    load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                    load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
                 }
                 compute::<BK, TM, TN>(&cfg, sa0.offset(cur), sb0.offset(cur), origin, &mut acc);
                 if next {
@@ -351,8 +387,14 @@ pub(super) unsafe fn body<
                 kt += 1;
             }
         }
-        epilogue::<TM, TN>(&cfg, &p, c, (m0 + origin.0, n0 + origin.1), interior, &acc);
+        epilogue_at::<TM, TN>(&cfg, &p, c, c_base, (m0 + origin.0, n0 + origin.1), interior, &acc);
     }
+}
+
+/// `min` for the k tile bounds.
+#[inline(always)]
+const fn min(x: usize, y: usize) -> usize {
+    if x < y { x } else { y }
 }
 
 /// The two shared stages: `A` of stage 0 at `sa0`, `B` at `sb0`, stage 1
@@ -363,12 +405,13 @@ struct Stages {
     stage: usize,
 }
 
-/// One tile of the interior loop: prefetch tile `kt + 1` (unpredicated),
+/// One tile of the interior loop: prefetch tile `kt + 1` (unpredicated;
+/// `CLAMP`: an edge block's, with clamped rows of `A` and columns of `B`),
 /// compute tile `kt` from the stage at offset `cur`, store the prefetch
 /// into the other stage, barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize>(
+unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLAMP: bool>(
     cfg: &Tiling,
     p: &GemmParams,
     (a, b): (Global<f32>, Global<f32>),
@@ -383,33 +426,54 @@ unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize>(
 ) {
     let k0 = (kt + 1) * BK;
     unsafe {
-        load_a(cfg, p, a, t, (m0, k0), true, ra);
-        load_b(cfg, p, b, t, (k0, n0), true, rb);
+        load_a::<CLAMP>(cfg, p, a, t, (m0, k0), true, ra);
+        load_b::<CLAMP>(cfg, p, b, t, (k0, n0), true, rb);
         compute::<BK, TM, TN>(cfg, st.sa0.offset(cur), st.sb0.offset(cur), origin, acc);
         store_tiles(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
         sync_threads();
     }
 }
 
-/// `C = α·acc + β·C` for one thread's results starting at `(row0, col0)`.
+/// `C = α·acc + β·C` for one thread's results starting at `(row0, col0)`:
+/// float4s in interior blocks when `ldc` is a multiple of 4 (`C` itself
+/// then starts 16-byte aligned: a precondition), predicated scalars
+/// otherwise.
 #[inline(always)]
 pub(super) unsafe fn epilogue<const TM: usize, const TN: usize>(
     cfg: &Tiling,
     p: &GemmParams,
     c: Global<f32>,
+    origin: (usize, usize),
+    interior: bool,
+    acc: &[[f32; TN]; TM],
+) {
+    unsafe { epilogue_at::<TM, TN>(cfg, p, c, 0, origin, interior, acc) }
+}
+
+/// [`epilogue`] into the matrix starting `base` elements into `c` (a
+/// multiple of 4: a split-k slice of the workspace).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn epilogue_at<const TM: usize, const TN: usize>(
+    cfg: &Tiling,
+    p: &GemmParams,
+    c: Global<f32>,
+    base: usize,
     (row0, col0): (usize, usize),
     interior: bool,
     acc: &[[f32; TN]; TM],
 ) {
     let lc = p.c();
     let (rows, cols) = (cfg.thread_rows(), cfg.thread_cols());
+    // float4 stores need rows of C that start 16-byte aligned.
+    let vector = interior && p.ldc % 4 == 0;
     for i in 0..TM {
         let row = row0 + rows.offset(i / 4, i % 4);
         for j4 in 0..TN / 4 {
             let col = col0 + cols.offset(j4, 0);
             unsafe {
-                if interior {
-                    let o = lc.offset(row, col);
+                if vector {
+                    let o = base + lc.offset(row, col);
                     let v = if p.beta == 0.0 {
                         f32x4::from_array(core::array::from_fn(|e| p.alpha * acc[i][j4 * 4 + e]))
                     } else {
@@ -420,7 +484,7 @@ pub(super) unsafe fn epilogue<const TM: usize, const TN: usize>(
                 } else {
                     for e in 0..4 {
                         if lc.in_bounds(row, col + e) {
-                            write_c(p, c, lc.offset(row, col + e), acc[i][j4 * 4 + e]);
+                            write_c(p, c, base + lc.offset(row, col + e), acc[i][j4 * 4 + e]);
                         }
                     }
                 }
@@ -440,8 +504,8 @@ macro_rules! tiled_kernel {
                 $crate::gemm::simt::float4::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.tm }, { $cfg.tn },
                     { $cfg.wm }, { $cfg.wn }, { $cfg.a_smem }, { $cfg.b_smem }, { $cfg.stages },
-                    { $cfg.interior_loop },
-                >(p, a, b, c)
+                    { $cfg.interior_loop }, { $cfg.edge_loop }, false,
+                >(p, 0, a, b, c)
             }
         }
     };

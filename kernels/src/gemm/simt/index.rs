@@ -367,5 +367,60 @@ impl LaneTiling {
     }
 }
 
+/// The row an edge block's unpredicated `A` load reads for tile row `row`:
+/// rows past the last (`m − 1`) read the last instead (their products
+/// land in rows of `C` that are never written). `m ≥ 1`.
+#[inline(always)]
+pub const fn clamp_row(row: usize, m: usize) -> usize {
+    if row < m { row } else { m - 1 }
+}
+
+/// The first column an edge block's unpredicated float4 `B` load reads for
+/// a vector starting at `col` (a multiple of 4) in rows of `ldb` elements
+/// (a multiple of 4, ≥ `n`): the vector itself when it starts inside the
+/// row (its elements past `n`, up to `ldb`, are read but land in columns
+/// of `C` that are never written), the row's last vector otherwise. The
+/// result and its 3 successors lie inside the row; the columns below `n`
+/// read are exactly those of the vector at `col`.
+#[inline(always)]
+pub const fn clamp_vec_col(col: usize, ldb: usize) -> usize {
+    if col + 4 <= ldb { col } else { ldb - 4 }
+}
+
+/// `k` tiles (of `bk`) an edge block loads unpredicated: those ending
+/// before `B`'s last row, the only row whose `ldb − n` trailing elements
+/// may lie past the end of the buffer.
+#[inline(always)]
+pub const fn edge_full_k_tiles(k: usize, bk: usize) -> usize {
+    if k == 0 { 0 } else { (k - 1) / bk }
+}
+
+/// k tiles `kt0..kt1` (of `bk`) that split-k slice `z` runs: `ks / bk`
+/// tiles per slice (`ks` a multiple of `bk`), the last slice cut at
+/// `ktiles`; empty past it.
+#[inline(always)]
+pub const fn split_k_tiles(z: u32, ks: u32, bk: usize, ktiles: usize) -> (usize, usize) {
+    let per = ks as usize / bk;
+    let (a, b) = (z as usize * per, (z as usize + 1) * per);
+    (if a < ktiles { a } else { ktiles }, if b < ktiles { b } else { ktiles })
+}
+
+/// Fewest `k` tiles of one split-k slice (shorter slices cost more in
+/// workspace traffic than they gain in parallelism).
+pub const SPLIT_K_MIN_TILES: u32 = 16;
+
+/// Slices of `ks` that cover `k`.
+pub const fn split_k_slices(k: u32, ks: u32) -> u32 {
+    k.div_ceil(ks)
+}
+
+/// Where slice `z` of the split-k workspace starts: the slices are
+/// `m × ldc` matrices (`p.ldc`: the workspace's leading dimension) one
+/// after the other.
+#[inline(always)]
+pub const fn split_k_slice_offset(z: u32, p: &GemmParams) -> usize {
+    z as usize * p.m as usize * p.ldc as usize
+}
+
 #[cfg(test)]
 mod tests;

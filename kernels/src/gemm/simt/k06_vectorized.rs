@@ -6,7 +6,7 @@ use super::float4::{tiled_kernel, Tiling};
 /// 128 × 128 × 8 block tile, 8 × 8 results per thread, 256 threads, plain
 /// shared tiles, one stage.
 pub const VECTORIZED: Tiling =
-    Tiling { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8, wm: 0, wn: 0, a_smem: PLAIN, b_smem: PLAIN, stages: 1, interior_loop: false };
+    Tiling { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8, wm: 0, wn: 0, a_smem: PLAIN, b_smem: PLAIN, stages: 1, interior_loop: false, edge_loop: false };
 
 tiled_kernel! {
     /// Vectorized: rung 5 with 16-byte global loads (`ld.global.v4`, one

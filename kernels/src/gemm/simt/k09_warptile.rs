@@ -24,18 +24,21 @@ use crate::variant_family;
 /// tile, double-buffered with the interior loop); rung 10's transposing
 /// engine computes from it too.
 pub(super) const fn warptile(bm: usize, bn: usize, bk: usize, wm: usize, wn: usize, tm: usize, tn: usize) -> Tiling {
-    Tiling { bm, bn, bk, tm, tn, wm, wn, a_smem: SWIZZLED, b_smem: PLAIN, stages: 2, interior_loop: true }
+    Tiling { bm, bn, bk, tm, tn, wm, wn, a_smem: SWIZZLED, b_smem: PLAIN, stages: 2, interior_loop: true, edge_loop: true }
 }
 
 /// 128 × 128 × 8, warps 2 × 4 of 64 × 32, lanes 8 × 4, 8 × 8 per thread,
 /// 256 threads; one predicated main loop (as rung 8).
-pub const WT_128X128X8_W64X32: Tiling = Tiling { interior_loop: false, ..warptile(128, 128, 8, 64, 32, 8, 8) };
+pub const WT_128X128X8_W64X32: Tiling = Tiling { interior_loop: false, edge_loop: false, ..warptile(128, 128, 8, 64, 32, 8, 8) };
 /// 128 × 128 × 8, warps 4 × 2 of 32 × 64, lanes 4 × 8, 8 × 8 per thread,
 /// 256 threads; one predicated main loop (as rung 8).
-pub const WT_128X128X8_W32X64: Tiling = Tiling { interior_loop: false, ..warptile(128, 128, 8, 32, 64, 8, 8) };
+pub const WT_128X128X8_W32X64: Tiling = Tiling { interior_loop: false, edge_loop: false, ..warptile(128, 128, 8, 32, 64, 8, 8) };
 /// [`WT_128X128X8_W32X64`] with the interior loop (fewer registers in the
 /// hot loop: fits the 128 registers of two blocks per SM).
 pub const WT_128X128X8_W32X64_IL: Tiling = warptile(128, 128, 8, 32, 64, 8, 8);
+/// [`WT_128X128X8_W32X64_IL`] without the edge loop: under two blocks'
+/// register budget the clamped offsets would spill.
+pub const WT_128X128X8_W32X64_IL_NOEDGE: Tiling = Tiling { edge_loop: false, ..WT_128X128X8_W32X64_IL };
 /// 128 × 128 × 16, warps 2 × 4 of 64 × 32, 256 threads (half the barriers per FMA).
 pub const WT_128X128X16_W64X32: Tiling = warptile(128, 128, 16, 64, 32, 8, 8);
 /// 128 × 128 × 16, warps 4 × 2 of 32 × 64, 256 threads.
@@ -117,7 +120,7 @@ macro_rules! simt_warptile_table {
         /// slots of the first's barriers and shared-load latency. The
         /// interior loop is what makes it fit: with rung 8's single
         /// predicated loop the same bounds spill.
-        [cfg(ferrotile_experiments)] B128x128x8W32x64Lb2 => sgemm_warptile_128x128x8_w32x64_lb2 = tiled_kernel!(WT_128X128X8_W32X64_IL), bounds 2;
+        [cfg(ferrotile_experiments)] B128x128x8W32x64Lb2 => sgemm_warptile_128x128x8_w32x64_lb2 = tiled_kernel!(WT_128X128X8_W32X64_IL_NOEDGE), bounds 2;
         /// The 128 × 256 tile transposed: 16 × 8 results per thread, one
         /// block per SM.
         [cfg(ferrotile_experiments)] B256x128x8W64x64 => sgemm_warptile_256x128x8_w64x64 = tiled_kernel!(WT_256X128X8_W64X64), bounds 0;

@@ -4,7 +4,9 @@
 //!
 //! Every rung reads its operands through the layouts built by
 //! [`GemmParams`]. Rung files are `kNN_<what>.rs`; `float4.rs` is the
-//! engine rungs 6–9 instantiate and `index.rs` their index math.
+//! engine rungs 6–9 instantiate and `index.rs` their index math;
+//! `split_k.rs` runs rung 9 over slices of `k` for skinny and deep
+//! products.
 
 pub mod index;
 mod k02_coalesced;
@@ -18,6 +20,7 @@ mod k09_warptile;
 pub mod k10_multistage;
 pub mod float4;
 mod k01_naive;
+mod split_k;
 
 pub use k02_coalesced::*;
 pub use k03_shared::*;
@@ -30,6 +33,7 @@ pub use k09_warptile::*;
 pub use float4::Tiling;
 pub use k01_naive::*;
 pub use k10_multistage::*;
+pub use split_k::*;
 
 pub use super::{write_c, GemmParams};
 use crate::launch::LaunchBounds;

@@ -351,3 +351,115 @@ fn launch_configs_cover_the_matrix() {
     assert_eq!((c.grid, c.block, c.shared_bytes), ([128, 128, 1], [256, 1, 1], 64 * 64 * 4));
     assert_eq!(naive_col_config(100, 7).grid, [1, 13, 1]);
 }
+
+proptest! {
+    #[test]
+    fn div_walk_matches_division(start in 0u32..10_000, step in 1u32..2048, d in 1u32..5000, n in 0usize..40) {
+        let mut w = DivWalk::new(start, step, d);
+        for k in 0..n as u32 {
+            let i = start + k * step;
+            prop_assert_eq!((w.q, w.r), (i / d, i % d));
+            w.advance();
+        }
+    }
+}
+
+/// Runs the thin kernels' index path (as `thin_tile` walks it) for every
+/// thread of every block of an `nx × ny` input; returns `out[o] = input
+/// offset`, checking each shared slot is written once and read after.
+fn simulate_thin(g: ThinTile, nx: u32, ny: u32) -> Result<Vec<usize>, std::string::String> {
+    let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+    let (s, l, tall) = ThinTile::sides(nx, ny);
+    let cfg = g.config(nx, ny);
+    assert_eq!(cfg.block[0] as usize, g.threads);
+    let lines = g.lines(s);
+    let tile = g.shared_layout(s);
+    if tile.cosize() * 4 > cfg.shared_bytes as usize {
+        return Err("shared tile larger than the launch's shared memory".into());
+    }
+    let strided = if tall { dst } else { src };
+    let mut out = vec![usize::MAX; dst.size()];
+    for b in 0..cfg.grid[0] {
+        let r0 = b * lines;
+        let rb = (l - r0).min(lines);
+        let n = rb * s;
+        let run = if tall { src.offset(r0 as usize, 0) } else { dst.offset(r0 as usize, 0) };
+        // Contiguous side: element i ↔ shared (i / s, i % s) ↔ global run + i.
+        // Strided side: element j ↔ shared (j % rb, j / rb) ↔ strided (j / rb, r0 + j % rb).
+        let mut shared = vec![None; tile.cosize()];
+        let (mut first, mut second) = (vec![], vec![]);
+        for t in 0..g.threads as u32 {
+            let (mut wc, mut ws) = (DivWalk::new(t, g.threads as u32, s), DivWalk::new(t, g.threads as u32, rb));
+            for k in 0..g.per_thread() as u32 {
+                let i = t + k * g.threads as u32;
+                if i < n {
+                    let c = (tile.offset(wc.q as usize, wc.r as usize), run + i as usize);
+                    let st = (tile.offset(ws.r as usize, ws.q as usize), strided.offset(ws.q as usize, (r0 + ws.r) as usize));
+                    if tall {
+                        first.push(c);
+                        second.push(st);
+                    } else {
+                        first.push(st);
+                        second.push(c);
+                    }
+                }
+                wc.advance();
+                ws.advance();
+            }
+        }
+        for (sh, glob) in first {
+            if shared[sh].replace(glob).is_some() {
+                return Err(std::format!("block {b}: shared {sh} stored twice"));
+            }
+        }
+        for (sh, o) in second {
+            let from = shared[sh].ok_or_else(|| std::format!("block {b}: shared {sh} read before stored"))?;
+            if std::mem::replace(&mut out[o], from) != usize::MAX {
+                return Err(std::format!("output {o} written twice"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+proptest! {
+    #[test]
+    fn thin_tiles_move_every_element_to_its_transposed_place(s in 1u32..=THIN_MAX, l in 1u32..3000, tall in any::<bool>()) {
+        let (nx, ny) = if tall { (s, l) } else { (l, s) };
+        prop_assert!(ThinTile::supports(nx, ny));
+        let out = simulate_thin(THIN, nx, ny).map_err(TestCaseError::fail)?;
+        let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+        for r in 0..ny as usize {
+            for c in 0..nx as usize {
+                prop_assert_eq!(out[dst.offset(c, r)], src.offset(r, c), "({}, {}) of {}x{}", r, c, nx, ny);
+            }
+        }
+    }
+}
+
+#[test]
+fn thin_tile_is_valid_and_its_strided_side_conflict_free_and_coalesced() {
+    assert!(THIN.validate());
+    for s in 1..=THIN_MAX {
+        let lines = THIN.lines(s);
+        assert!(lines >= 32 && lines % 32 == 0 && lines as usize * s as usize <= THIN.elems, "{s}");
+        let tile = THIN.shared_layout(s);
+        // Strided side, full block: warp w's lanes j = 32w + l, on every step.
+        for k in 0..THIN.per_thread() as u32 {
+            for w in 0..THIN.threads / 32 {
+                let j = |l: u32| w as u32 * 32 + l + k * THIN.threads as u32;
+                let sh = lanes(0, |l| {
+                    let j = j(l);
+                    (j < lines * s).then(|| tile.offset((j % lines) as usize, (j / lines) as usize) * 4)
+                });
+                assert!(bank_conflict_degree(&sh, 4) <= 1, "s = {s}");
+                // Global: position j / lines, line r0 + j % lines: 32 consecutive.
+                let gl = lanes(0, |l| {
+                    let j = j(l);
+                    (j < lines * s).then(|| ((j / lines) as usize * 100_000 + (j % lines) as usize) * 4)
+                });
+                assert!(is_coalesced(&gl, 4), "s = {s}");
+            }
+        }
+    }
+}

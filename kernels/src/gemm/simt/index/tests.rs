@@ -430,3 +430,72 @@ fn multistage_accesses_are_conflict_free() {
     let s = warp_addrs(0, |th| plain.offset(lanes.origin(th).0, 0) * 4);
     assert_eq!(bank_conflict_degree(&s, 16), 2);
 }
+
+proptest! {
+    /// An edge block's unpredicated reads: every `B` vector of a tile of
+    /// the edge loop lies inside `B`'s required extent (`(k − 1)·ldb + n`
+    /// elements) and, for the columns below `n`, reads exactly the column
+    /// the tile wants; every clamped `A` row is a row of `A`, the same one
+    /// whenever the tile row is inside.
+    #[test]
+    fn edge_block_clamped_reads_stay_inside_and_keep_the_needed_values(
+        n in 1usize..600,
+        pad4 in 0usize..3,
+        k in 1usize..300,
+        m in 1usize..600,
+        bk in prop::sample::select(std::vec![4usize, 8, 16, 32]),
+        col4 in 0usize..200,
+        row in 0usize..700,
+    ) {
+        let ldb = n.next_multiple_of(4) + 4 * pad4;
+        let col = 4 * col4;
+        let c = clamp_vec_col(col, ldb);
+        prop_assert!(c % 4 == 0 && c + 4 <= ldb);
+        if col < n {
+            prop_assert_eq!(c, col);
+        }
+        let len = (k - 1) * ldb + n;
+        let tiles = edge_full_k_tiles(k, bk);
+        prop_assert!(tiles * bk <= k - 1 || tiles == 0);
+        for kt in 0..tiles {
+            let last_row = kt * bk + bk - 1;
+            prop_assert!(last_row * ldb + c + 3 < len, "tile {} reads past the buffer", kt);
+        }
+        let r = clamp_row(row, m);
+        prop_assert!(r < m);
+        if row < m {
+            prop_assert_eq!(r, row);
+        }
+    }
+}
+
+proptest! {
+    /// The split-k slices cover the `k` tiles once, in order, none empty.
+    #[test]
+    fn split_k_slices_cover_every_k_tile_once(k in 1u32..100_000, per in 1u32..64, bk in prop::sample::select(std::vec![8usize, 16, 32])) {
+        let ks = per * bk as u32;
+        let ktiles = (k as usize).div_ceil(bk);
+        let s = split_k_slices(k, ks);
+        let mut next = 0;
+        for z in 0..s {
+            let (a, b) = split_k_tiles(z, ks, bk, ktiles);
+            prop_assert_eq!(a, next);
+            prop_assert!(b > a, "slice {} of {} is empty", z, s);
+            next = b;
+        }
+        prop_assert_eq!(next, ktiles);
+        prop_assert_eq!(split_k_tiles(s, ks, bk, ktiles), (ktiles, ktiles));
+    }
+}
+
+#[test]
+fn split_k_depth_is_whole_tiles_and_covers_k_in_at_most_the_slices_asked() {
+    use crate::gemm::simt::{split_k_depth, SPLIT_K_TILING};
+    for k in [1u32, 15, 16, 255, 256, 1000, 4096, 65536, 1 << 20] {
+        for slices in 1u32..40 {
+            let ks = split_k_depth(k, slices);
+            assert!(ks as usize % SPLIT_K_TILING.bk == 0 && ks >= SPLIT_K_MIN_TILES * SPLIT_K_TILING.bk as u32, "{k} {slices}");
+            assert!(split_k_slices(k, ks) <= slices, "{k} {slices}: {}", split_k_slices(k, ks));
+        }
+    }
+}
