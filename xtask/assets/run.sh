@@ -131,7 +131,7 @@ if [ "$mode" != tests ]; then
   while read -r kind name style; do
     [ "$kind" = tool ] && wanted tour && run tour "$here/bin/$name" tour
     # The same as one JSON document (% of the ceiling per row), for the record.
-    [ "$kind" = tool ] && wanted tour && { "$here/bin/$name" tour --json > "$logs/tour.json" 2>/dev/null || echo "tour --json failed (see tour.log)"; }
+    [ "$kind" = tool ] && wanted tour && { "$here/bin/$name" tour --json </dev/null > "$logs/tour.json" 2>/dev/null || echo "tour --json failed (see tour.log)"; }
   done < "$here/manifest.txt"
   while read -r kind name style; do
     [ "$kind" = bench ] || continue
