@@ -206,7 +206,8 @@ pub fn run(opts: Options<'_>) -> i32 {
     if opts.json {
         println!("{}", serde_json::to_string_pretty(&document(&ctx, scale, &why, &rows, &ratios)).expect("JSON"));
     } else {
-        print!("{}", table(&ctx, &rows, &ratios));
+        let on_gpu = ctx.backend() == Backend::Cuda;
+        print!("{}", table(&backend_line(&ctx), on_gpu, &rows, &ratios));
         println!(
             "\n{} kernel runs checked: {} passed, {failed} failed. Backend: {why}.",
             rows.len(),
@@ -237,9 +238,9 @@ pub fn ceiling_ratios(rows: &[Result<Row, String>]) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// The table, its legend, as text; columns as wide as their contents.
-fn table(ctx: &Context, rows: &[Result<Row, String>], ratios: &[Option<f64>]) -> String {
-    let on_gpu = ctx.backend() == Backend::Cuda;
+/// The table, its legend, as text; columns as wide as their contents, the
+/// % of ceiling column on a GPU only.
+fn table(backend: &str, on_gpu: bool, rows: &[Result<Row, String>], ratios: &[Option<f64>]) -> String {
     let mut header = vec!["kernel", "size", "time", "throughput"];
     if on_gpu {
         header.push("% of ceiling");
@@ -282,7 +283,7 @@ fn table(ctx: &Context, rows: &[Result<Row, String>], ratios: &[Option<f64>]) ->
             .collect();
         s.join("  ").trim_end().to_owned() + "\n"
     };
-    let mut out = format!("backend: {}\n", backend_line(ctx));
+    let mut out = format!("backend: {backend}\n");
     out += &format_line(&header);
     for c in &cells {
         out += &format_line(&c.iter().map(String::as_str).collect::<Vec<_>>());
@@ -397,6 +398,36 @@ mod tests {
             ceiling,
             default_pick: false,
         })
+    }
+
+    #[test]
+    fn on_a_gpu_the_table_shows_the_ratio_column_aligned_and_explained() {
+        let g = |s: &str| s.to_owned();
+        let mut rows = vec![
+            row("copy", 2, Work::Bytes(1e9), Ceiling::Is(g("a")), 0.0),
+            row("a_much_longer_kernel_name", 4, Work::Bytes(1e9), Ceiling::Under(g("a")), 0.0),
+            row("lonely", 4, Work::Bytes(1e9), Ceiling::Under(g("none")), 0.0),
+        ];
+        if let Ok(r) = &mut rows[1] {
+            r.default_pick = true;
+        }
+        let ratios = ceiling_ratios(&rows);
+        let t = table("CUDA — test", true, &rows, &ratios);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "backend: CUDA — test");
+        let col = lines[1].find("% of ceiling").unwrap() + "% of ceiling".len();
+        // Right-aligned under the header: 100.0%, 50.0%, and — without a ceiling.
+        for (line, want) in lines[2..5].iter().zip(["100.0%", "50.0%", "—"]) {
+            let cell: String = line.chars().take(col).collect();
+            assert!(cell.ends_with(want), "{line:?} / {want}\n{t}");
+        }
+        assert!(lines[3].ends_with("default") && lines[2].ends_with("ceiling"), "{t}");
+        for legend in ["% of ceiling  ", "ceiling       ", "default       "] {
+            assert!(t.contains(&format!("  {legend}")), "{legend} not explained:\n{t}");
+        }
+        // On the emulator: no ratio column, no ratio legend.
+        let t = table("CPU emulator", false, &rows, &ratios);
+        assert!(!t.contains('%'), "{t}");
     }
 
     #[test]

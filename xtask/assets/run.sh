@@ -15,7 +15,8 @@
 #                                  GPU tests that are #[ignore]d without a GPU run too)
 #   `bench bench-NAME criterion`   criterion benches: run with --bench and the mode's options
 #   `bench bench-NAME plain`       plain programs (e.g. ladder): run with no arguments
-#   `tool NAME`                    the CLI: `NAME tour` runs before the benches (name: tour)
+#   `tool NAME`                    the CLI: `NAME tour` runs before the benches (name: tour),
+#                                  then `NAME tour --json` into logs/tour.json
 # Benches see FERROTILE_BENCH_MODE=quick|full. FERROTILE_BENCHES="ladder sgemm"
 # (space-separated target names, with or without the bench- prefix) restricts
 # which benches run. The plain benches also append one JSON record per row
@@ -129,6 +130,8 @@ if [ "$mode" != tests ]; then
   # The tour: every kernel verified and timed on the GPU (one table).
   while read -r kind name style; do
     [ "$kind" = tool ] && wanted tour && run tour "$here/bin/$name" tour
+    # The same as one JSON document (% of the ceiling per row), for the record.
+    [ "$kind" = tool ] && wanted tour && { "$here/bin/$name" tour --json </dev/null > "$logs/tour.json" 2>/dev/null || echo "tour --json failed (see tour.log)"; }
   done < "$here/manifest.txt"
   while read -r kind name style; do
     [ "$kind" = bench ] || continue

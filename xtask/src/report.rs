@@ -119,7 +119,12 @@ pub fn parse_log(text: &str, driver: &str, date: &str, source: &str) -> Vec<Reco
             let kernel = c[0].replace("**FAIL**", "").trim().to_owned();
             let mut r = rec("transpose", &kernel, Some(c[1]), c[2], "f32");
             (r.time_ms, r.throughput, r.unit) = (ms, g, "GB/s".into());
-            r.check = if c[1] == "ceiling" { "ceiling".into() } else if failed { "FAIL".into() } else { "ok".into() };
+            r.check = match (c[1], failed) {
+                ("ceiling", _) => "ceiling".into(),
+                ("cpu", _) => "reference".into(),
+                (_, true) => "FAIL".into(),
+                _ => "ok".into(),
+            };
             if c[1] == "ceiling" {
                 copy.insert(c[2].into(), g);
             } else if let Some(&cp) = copy.get(c[2]) {
