@@ -299,13 +299,13 @@ pub enum BlurVariant {
     SlidingSums,
     /// Vertical running sums over a shared ring of rows and horizontal
     /// prefix sums, a cost per pixel that does not grow with the radius:
-    /// 1 to 4 channels, radius 1 to [`WINDOW_MAX_RADIUS`] (less for 4
-    /// channels, whose halo would leave no band), any width and height.
+    /// 1 to 4 channels, radius 1 to [`WINDOW_MAX_RADIUS`], any width and
+    /// height.
     Window,
 }
 
-/// Largest radius of [`BlurVariant::Window`] (for 1 to 3 channels; 4
-/// channels: see [`BlurVariant::supports`]).
+/// Largest radius of [`BlurVariant::Window`] (beyond it [`blur`] runs the
+/// naive rung).
 pub const WINDOW_MAX_RADIUS: u32 = ix::WIN_MAX_RADIUS;
 
 impl BlurVariant {

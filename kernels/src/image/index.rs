@@ -1348,7 +1348,188 @@ mod tests {
         }
     }
 
+    #[test]
+    fn magic_shift_division_is_exact_for_every_full_window_up_to_the_largest_radius() {
+        for r in 1..=WIN_MAX_RADIUS {
+            let count = full_count(r);
+            let (m, s) = recip_magic_shift(count);
+            // Every sum for the small windows; near every multiple (where an
+            // error would show) and both ends for the large ones.
+            if r <= 12 {
+                for sum in 0..=255 * count {
+                    assert_eq!(div_round_magic_shift(sum, count, m, s), div_round_half_up(sum, count), "sum {sum} r {r}");
+                }
+            } else {
+                for q in 0..=255 {
+                    for d in [0, 1, count / 2, count / 2 + 1, count - 1] {
+                        for sum in [(q * count + d).saturating_sub(1), q * count + d] {
+                            if sum <= 255 * count {
+                                assert_eq!(div_round_magic_shift(sum, count, m, s), div_round_half_up(sum, count), "sum {sum} r {r}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Other counts too (the proof does not need a square).
+        for count in [2u32, 3, 7, 4096, 4097, 4225, 65_535, 1 << 20] {
+            let (m, s) = recip_magic_shift(count);
+            for sum in [0, 1, count / 2, count, 255 * count - 1, 255 * count] {
+                assert_eq!(div_round_magic_shift(sum, count, m, s), div_round_half_up(sum, count), "sum {sum} count {count}");
+            }
+        }
+    }
+
+    #[test]
+    fn window_blur_fits_its_shared_memory_and_lanes() {
+        for c in 1..=4u32 {
+            for r in 1..=WIN_MAX_RADIUS {
+                let ok = win_supports(c, r);
+                // Radius 1 to 32 (the acceptance range) for every channel count.
+                assert!(ok || r > 32, "c {c} r {r}");
+                if !ok {
+                    continue;
+                }
+                assert!(win_shared_bytes(r) <= WIN_MAX_SHARED);
+                assert_eq!(win_band(c, r) % c, 0);
+                // A column sum of 2r + 1 bytes fits its u16 lane; a row of
+                // prefix sums fits u32.
+                assert!((2 * r + 1) * 255 <= u16::MAX as u32);
+                assert!(WIN_SEG as u64 * u16::MAX as u64 <= u32::MAX as u64);
+                // The pads cover the prefix sum `c` bytes before the segment.
+                assert!(c <= WIN_P_PAD);
+                assert!(win_prologue(r) >= 2 * r && win_prologue(r) % WIN_BATCH == 0);
+            }
+        }
+        assert!(!win_supports(1, 0) && !win_supports(5, 1) && !win_supports(1, WIN_MAX_RADIUS + 1));
+        // The parts of shared memory start on 16-byte boundaries.
+        let (v, p) = win_shared_parts(7);
+        assert!(v % 16 == 0 && p % 16 == 0 && win_meta_offset(7) % 16 == 0);
+        assert_eq!(WIN_RING_ROW % 16, 0);
+        assert!(win_out().size() <= 2 * win_vsum().size());
+    }
+
+    #[test]
+    fn window_blur_shared_accesses_are_conflict_free() {
+        // Vertical: thread t reads ring words base + t (and + 1).
+        let a: [Option<usize>; WARP] = core::array::from_fn(|l| Some(4 * (3 + l)));
+        assert_eq!(layout::analysis::bank_conflict_degree(&a, 4), 1);
+        // Column sums: u32x2 stores 8 bytes apart; u32x4 loads of a lane's 24 sums (48 bytes).
+        let s: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(1, 4 * l)));
+        assert_eq!(layout::analysis::bank_conflict_degree(&s, 8), 1);
+        for k in 0..3 {
+            let v: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(3, (WIN_RUN as usize) * l) + 16 * k));
+            assert_eq!(layout::analysis::bank_conflict_degree(&v, 16), 1);
+        }
+        // Outputs: round k reads prefix sums 32 k + lane (+ offsets).
+        for off in [0usize, 5, 130] {
+            let q: [Option<usize>; WARP] = core::array::from_fn(|l| Some(4 * (win_prefix().offset(2, WIN_P_PAD as usize + off + l))));
+            assert_eq!(layout::analysis::bank_conflict_degree(&q, 4), 1);
+        }
+    }
+
+    #[test]
+    fn window_ring_slots_never_collide_while_in_use() {
+        // At batch b the block reads rows i0 - r - 1 ..= i0 + 7 + r and has
+        // WIN_AHEAD batches in flight: every one of those rows its own slot.
+        for r in [1u32, 2, 3, 8, 31, 64] {
+            let p = win_prologue(r) as i32;
+            for b in 0..40i32 {
+                let i0 = -p + b * WIN_BATCH as i32;
+                let lo = i0 - r as i32 - 1;
+                let hi = i0 + (WIN_BATCH * (WIN_AHEAD + 1)) as i32 - 1 + r as i32;
+                assert_eq!((hi - lo + 1) as u32, win_slots(r));
+                let mut seen = std::vec![false; win_slots(r) as usize];
+                for j in lo..=hi {
+                    let s = win_slot(j, r) as usize;
+                    assert!(!seen[s], "r {r} b {b} row {j}");
+                    seen[s] = true;
+                }
+            }
+        }
+    }
+
     proptest! {
+        #[test]
+        fn window_chunks_cover_each_needed_byte_inside_the_image(w in 1u32..3000, h in 1u32..50, c in 1u32..5, r in 1u32..65, band_pick in 0u32..100, row_pick in 0u32..100) {
+            prop_assume!(win_supports(c, r));
+            let p = WindowParams::new(w, h, c, r, 8);
+            let band = band_pick % p.bands;
+            let row = row_pick % h;
+            let (x0, halo) = (band * p.band, win_halo(c, r));
+            prop_assert!(x0 < p.row_bytes);
+            let total = p.row_bytes as i64 * h as i64;
+            let f = win_seg_start(row, p.row_bytes, x0, halo);
+            let (cs, sh) = win_chunk_split(f);
+            prop_assert!(cs % 16 == 0 && cs + sh as i64 == f && sh < 16);
+            // The segment fits the ring row from its chunk boundary.
+            prop_assert!(sh + WIN_SEG <= WIN_RING_ROW);
+            let seg_x = x0 as i64 - halo as i64;
+            let base = row as i64 * p.row_bytes as i64;
+            let lo = base + seg_x.max(0);
+            let hi = base + (seg_x + WIN_SEG as i64).min(p.row_bytes as i64);
+            let mut covered = std::vec![false; (hi - lo) as usize];
+            for k in 0..WIN_RING_ROW / 16 {
+                let n = win_chunk_bytes(cs, k, lo, hi, total);
+                prop_assert!(n <= 16);
+                let a = cs + 16 * k as i64;
+                if n > 0 {
+                    prop_assert!(a >= 0 && a + n as i64 <= total);
+                    prop_assert!(n == 16 || a + n as i64 == total);
+                }
+                for q in 0..n as i64 {
+                    if (lo..hi).contains(&(a + q)) {
+                        covered[(a + q - lo) as usize] = true;
+                    }
+                }
+            }
+            prop_assert!(covered.iter().all(|&b| b));
+            // The masks keep exactly the segment bytes inside the row.
+            for t in 0..WIN_SEG / 4 {
+                let m = win_word_mask(seg_x, t, p.row_bytes);
+                for j in 0..4 {
+                    let x = seg_x + 4 * t as i64 + j;
+                    prop_assert_eq!((m >> (8 * j)) & 0xff != 0, x >= 0 && x < p.row_bytes as i64);
+                }
+            }
+        }
+
+        #[test]
+        fn window_blocks_cover_every_output_byte_once(w in 1u32..5000, h in 1u32..300, c in 1u32..5, r in 1u32..65, strip in 1u32..100) {
+            prop_assume!(win_supports(c, r));
+            let p = WindowParams::new(w, h, c, r, strip);
+            let cfg = blur_window_config(p);
+            prop_assert_eq!(cfg.grid[0], p.bands * p.strips);
+            prop_assert_eq!(cfg.block[0], WIN_THREADS);
+            let mut seen = std::vec![0u8; (p.row_bytes as usize) * (h as usize)];
+            for b in 0..p.blocks() {
+                let (band, st) = win_block(b, p.bands);
+                prop_assert!(band < p.bands && st < p.strips);
+                let x0 = band * p.band;
+                let bytes = p.band.min(p.row_bytes - x0);
+                let (y0, y1) = (st * strip, ((st + 1) * strip).min(h));
+                for y in y0..y1 {
+                    for x in x0..x0 + bytes {
+                        seen[(y * p.row_bytes + x) as usize] += 1;
+                    }
+                }
+            }
+            prop_assert!(seen.iter().all(|&s| s == 1));
+        }
+
+        #[test]
+        fn window_strips_fill_whole_waves(bands in 1u32..200, h in 1u32..20000, r in 1u32..65, sms in 1u32..200, bps in 1u32..5, waves in 1u32..3) {
+            let s = win_strip_rows(bands, h, r, sms, bps, waves);
+            let cap = h.div_ceil(WIN_BATCH) * WIN_BATCH;
+            prop_assert!(s >= 1 && s <= cap);
+            prop_assert!(s % WIN_BATCH == 0);
+            let blocks = bands as u64 * h.div_ceil(s) as u64;
+            let slots = (waves * sms * bps) as u64;
+            // Whole waves, unless the floor of four prologues (or one strip
+            // per band) asks for fewer, taller strips.
+            prop_assert!(blocks <= slots || s == cap || s == 4 * win_prologue(r) || slots < bands as u64);
+        }
+
         #[test]
         fn pixel_layout_is_the_byte_row_layout(w in 1u32..40, h in 1u32..40, c in 1u32..4) {
             let p = pixel_layout(w, h, c);
