@@ -320,6 +320,11 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
         image::blur_sliding_sums_experiment(ctx, &rgb16, &mut rgb16_out, 1, 8, "p9"),
         "experiment",
     )?;
+    expect("window blur with empty strips", image::blur_window(ctx, &rgb, &mut rgb_out, 1, 0), "strip_rows")?;
+    expect("window blur beyond its radii", image::blur_with(ctx, BlurVariant::Window, &rgb, &mut rgb_out, image::WINDOW_MAX_RADIUS + 1), "variant")?;
+    expect("window blur at radius 0", image::blur_window(ctx, &rgb, &mut rgb_out, 0, 8), "variant")?;
+    expect("window blur into gray", image::blur_window(ctx, &rgb, &mut gray, 1, 8), "dst")?;
+    expect("radius-0 copy into gray", image::blur(ctx, &rgb, &mut gray, 0), "dst")?;
     exact("untouched sliding output", rgb16_out.download().map_err(|e| e.to_string())?.data(), &[0xAB; 16 * 3 * 3])?;
     match HostImage::new(4, 3, 3, vec![0u8; 35]) {
         Err(Error::LengthMismatch { arg: "data", expected: 36, actual: 35 }) => {}
