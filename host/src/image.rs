@@ -866,6 +866,14 @@ mod tests {
             assert_eq!(cfg.threads_per_block(), b.max_threads, "{}", b.kernel);
             assert!(cfg.shared_bytes * b.min_blocks_per_sm <= 227 * 1024, "{}", b.kernel);
         }
+        // The window kernels: their block, and the blocks their bounds
+        // promise fit the shared memory at radius 32.
+        for b in k::image::WINDOW_LAUNCH_BOUNDS {
+            let cfg = ix::blur_window_config(WindowParams::new(100, 100, 1, 32, 8));
+            assert_eq!(cfg.threads_per_block(), b.max_threads, "{}", b.kernel);
+            assert!((cfg.shared_bytes + 1024) * b.min_blocks_per_sm <= 228 * 1024, "{}", b.kernel);
+            assert_eq!(ix::win_blocks_per_sm(32), b.min_blocks_per_sm);
+        }
         for c in [1usize, 3] {
             for r in 1..=3 {
                 let name = format!("blur_hslide_{}_r{r}", if c == 1 { "gray" } else { "rgb" });

@@ -990,13 +990,19 @@ pub const fn blur_window_config(p: WindowParams) -> LaunchConfig {
     LaunchConfig::linear(p.blocks(), WIN_THREADS).with_shared(win_shared_bytes(p.radius))
 }
 
+/// Blocks per SM the window-blur kernels are built for (their launch
+/// bounds: at most 128 registers a thread, so two blocks of
+/// [`WIN_THREADS`] fit an SM's registers, as two fit its shared memory at
+/// radius 32).
+pub const WIN_BLOCKS_BOUND: u32 = 2;
+
 /// Blocks of the window blur at radius `r` that fit one SM (228 KB of
-/// shared memory, 1 KB of it reserved per block; at most 4 blocks, the
-/// registers of 64 per thread).
+/// shared memory, 1 KB of it reserved per block; at most
+/// [`WIN_BLOCKS_BOUND`], its registers).
 pub const fn win_blocks_per_sm(r: u32) -> u32 {
     let n = (228 * 1024) / (win_shared_bytes(r) + 1024);
-    if n > 4 {
-        4
+    if n > WIN_BLOCKS_BOUND {
+        WIN_BLOCKS_BOUND
     } else if n == 0 {
         1
     } else {

@@ -41,7 +41,7 @@ use super::index::{
     div_round_half_up, div_round_magic_shift, full_count, slide_strip_reads, slide_strip_row, slide_strip_upward, slide_strip_walk,
     win_block, win_chunk_bytes, win_chunk_split, win_halo, win_meta_offset, win_out, win_prefix, win_prologue, win_ring,
     win_seg_start, win_shared_parts, win_slot, win_slots, win_vsum, win_word_mask, window_len, WindowParams, WIN_AHEAD, WIN_BATCH,
-    WIN_P_PAD, WIN_RING_ROW, WIN_ROW_LOADED, WIN_RUN, WIN_SEG, WIN_THREADS,
+    WIN_BLOCKS_BOUND, WIN_P_PAD, WIN_RING_ROW, WIN_ROW_LOADED, WIN_RUN, WIN_SEG, WIN_THREADS,
 };
 use super::slide::{even, odd, prmt};
 use crate::arch::{
@@ -256,7 +256,9 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 let (_, osh) = win_chunk_split(y as i64 * rb as i64 + x0 as i64);
                 let prow = pl.offset(g, WIN_P_PAD as usize);
                 let full = full_count(r);
-                for k in 0..WIN_SEG / 32 {
+                // Only the rounds that hold output bytes (runtime bounds:
+                // an unrolled loop of every round took ~200 registers).
+                for k in h / 32..(h + band_bytes).div_ceil(32) {
                     let e = 32 * k + lane;
                     if e >= h && e < h + band_bytes {
                         let sum = pre.load(prow + (e + h) as usize).wrapping_sub(pre.load(prow + (e - h) as usize - C as usize));
@@ -295,6 +297,18 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         }
         cp_async_wait_group(0);
     }
+}
+
+/// Launch bounds of the window-blur kernels (read by the PTX linker).
+pub const WINDOW_LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
+    bounds("blur_window_c1"),
+    bounds("blur_window_c2"),
+    bounds("blur_window_c3"),
+    bounds("blur_window_c4"),
+];
+
+const fn bounds(kernel: &'static str) -> crate::launch::LaunchBounds {
+    crate::launch::LaunchBounds { kernel, max_threads: WIN_THREADS, min_blocks_per_sm: WIN_BLOCKS_BOUND }
 }
 
 kernel! {
