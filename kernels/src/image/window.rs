@@ -228,18 +228,28 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                     pr[k] = if k >= C as usize { pr[k - C as usize] + v } else { v };
                 }
                 // Exclusive scan of the lanes' totals per channel.
-                let mut carry = [0u32; 4];
-                for c in 0..C as usize {
-                    let t = pr[WIN_RUN as usize - C as usize + c];
+                // (Straight-line code: a loop over the channels or the
+                // distances kept its array in local memory.)
+                let scan = |t: u32| {
                     let mut s = t;
-                    for d in [1u32, 2, 4, 8, 16] {
-                        let u = shfl_sync_idx(s, lane.wrapping_sub(d) & 31);
-                        if lane >= d {
-                            s += u;
-                        }
+                    macro_rules! up {
+                        ($($d:literal)*) => {$(
+                            let u = shfl_sync_idx(s, lane.wrapping_sub($d) & 31);
+                            if lane >= $d {
+                                s += u;
+                            }
+                        )*};
                     }
-                    carry[c] = s - t;
-                }
+                    up!(1 2 4 8 16);
+                    s - t
+                };
+                let lane_total = |c: u32| pr[(WIN_RUN - C + c) as usize];
+                let carry = [
+                    scan(lane_total(0)),
+                    if C > 1 { scan(lane_total(1)) } else { 0 },
+                    if C > 2 { scan(lane_total(2)) } else { 0 },
+                    if C > 3 { scan(lane_total(3)) } else { 0 },
+                ];
                 let pb = pl.offset(g, (WIN_P_PAD + WIN_RUN * lane) as usize);
                 for q in 0..(WIN_RUN / 4) as usize {
                     let v: [u32; 4] = core::array::from_fn(|m| pr[4 * q + m] + carry[(4 * q + m) % C as usize]);
