@@ -922,7 +922,7 @@ pub const fn div_round_magic_shift(sum: u32, count: u32, m: u32, s: u32) -> u32 
 }
 
 /// The shape of a window-blur launch, passed by value
-/// (`.param .align 4 .b8 p[44]`). The channel count is a compile-time
+/// (`.param .align 4 .b8 p[40]`). The channel count is a compile-time
 /// constant of each kernel.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
