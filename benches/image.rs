@@ -15,6 +15,17 @@
 //! | vector add (f32, 2^26) | 12 | copy of 6 B/element |
 //!
 //! Targets: grayscale ≥ 90%, blur radius 1–3 ≥ 80%, vector add ≥ 90%.
+//!
+//! Then the **shape classes** of issue 15, each against a copy of the same
+//! bytes in the same run: the default blur ([`image::blur`], the rung Auto
+//! picks, named in the row) at radius 1, 3, 8, 16 and 32 × 1, 3 and 4
+//! channels on 8192² (4096² with `FERROTILE_BENCH_QUICK=1`) and on
+//! 4093 × 4099 (odd width and height: no row is a multiple of 4 or 16
+//! bytes), grayscale on 4093 × 4099 and vector add at 2^24 + 3 elements.
+//! Big outputs are checked on sampled rows (the first and last `r + 2`,
+//! middle and spread rows, every column) against a CPU reference of those
+//! rows; the target there is blur ≥ 80%, grayscale and vector add ≥ 90%.
+//! `FERROTILE_BENCH_CLASSES_ONLY=1` runs only this table.
 //! `FERROTILE_BENCH_QUICK=1`: 1920×1080 and 2^22 only;
 //! `FERROTILE_BENCH_BLUR_ONLY=1`: the fast blur rungs only;
 //! `FERROTILE_BENCH_STRIPS=1`: the horizontal-first sliding blur at other strip
@@ -126,11 +137,15 @@ fn run(ctx: &Context) -> Result<()> {
     if let Some(d) = ctx.device_info() {
         println!("GPU: {} (sm_{}{}, {} SMs)", d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count);
     }
-    println!("% of copy = time of a device-to-device copy moving the same bytes / kernel time (same run).\n");
-    println!("| rung | size | time ms | GB/s | % of copy | check |");
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("% of copy = time of a device-to-device copy moving the same bytes / kernel time (same run).");
     let mut table = Table { rows: Vec::new(), failed: 0 };
     let mut ceil = Ceilings { ctx, cache: HashMap::new() };
+    if classes_only() {
+        shape_classes(ctx, &mut ceil, &mut table, tiny, quick)?;
+        return finish(&table);
+    }
+    println!("\n| rung | size | time ms | GB/s | % of copy | check |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     let sizes: &[(usize, usize)] = match (tiny, quick) {
         (true, _) => &[(130, 70), (160, 70)],
         (false, true) => &[(1920, 1080)],
@@ -146,7 +161,91 @@ fn run(ctx: &Context) -> Result<()> {
     vec_add(ctx, &mut ceil, &mut table, n)?;
     let dims = if tiny { [3, 20, 30] } else if quick { [4, 512, 512] } else { [16, 1024, 1024] };
     volume(ctx, &mut ceil, &mut table, dims)?;
+    shape_classes(ctx, &mut ceil, &mut table, tiny, quick)?;
     finish(&table)
+}
+
+/// `FERROTILE_BENCH_CLASSES_ONLY=1`: only the shape-class table.
+fn classes_only() -> bool {
+    std::env::var("FERROTILE_BENCH_CLASSES_ONLY").is_ok_and(|v| v == "1")
+}
+
+/// The issue-15 shape classes (see the module doc): the default blur,
+/// grayscale and vector add on large and odd shapes, each against a copy
+/// of its bytes measured in this run.
+fn shape_classes(ctx: &Context, ceil: &mut Ceilings, table: &mut Table, tiny: bool, quick: bool) -> Result<()> {
+    println!("\n### Shape classes (issue 15): default kernels, % of a copy of the same bytes\n");
+    println!("| rung | size | time ms | GB/s | % of copy | check |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let sizes: &[(usize, usize)] = match (tiny, quick) {
+        (true, _) => &[(96, 40), (93, 41)],
+        (false, true) => &[(4096, 4096), (4093, 4099)],
+        (false, false) => &[(8192, 8192), (4093, 4099)],
+    };
+    for &(w, h) in sizes {
+        let size = format!("{w}x{h}");
+        for c in [1usize, 3, 4] {
+            let bytes = w * h * c;
+            let img = HostImage::new(w, h, c, random_u8(bytes, (w * 31 + h * 7 + c) as u64))?;
+            let src = DeviceImage::upload(ctx, &img)?;
+            let mut out = DeviceImage::alloc(ctx, w, h, c)?;
+            let copy = ceil.copy(bytes)?;
+            table.copy_row(&format!("copy ({c}-channel blur bytes)"), &size, bytes, copy);
+            for r in [1u32, 3, 8, 16, 32] {
+                out.fill(0xAB)?;
+                image::blur(ctx, &src, &mut out, r)?;
+                let ok = sampled_blur_ok(&img, &out.download()?, r);
+                let t = measure(ctx, || image::blur(ctx, &src, &mut out, r))?;
+                let v = BlurVariant::best(w, c, r);
+                table.row(&format!("auto → {}_c{c}_r{r}", v.name()), &size, t, 2.0 * bytes as f64, copy, ok);
+            }
+        }
+    }
+    // Grayscale and vector add at sizes that are not multiples of their vector widths.
+    let (w, h) = if tiny { (93, 41) } else { (4093, 4099) };
+    let px = w * h;
+    let rgb = HostImage::new(w, h, 3, random_u8(3 * px, 5))?;
+    let want = cpu::rgb_to_gray(&rgb);
+    let src = DeviceImage::upload(ctx, &rgb)?;
+    let mut dst = DeviceImage::alloc(ctx, w, h, 1)?;
+    let copy = ceil.copy(2 * px)?;
+    table.copy_row("copy (gray bytes)", &format!("{w}x{h}"), 2 * px, copy);
+    dst.fill(0xAB)?;
+    image::rgb_to_gray(ctx, &src, &mut dst)?;
+    let ok = dst.download()?.data() == want.data();
+    let t = measure(ctx, || image::rgb_to_gray(ctx, &src, &mut dst))?;
+    table.row("auto → rgb_to_gray_vec16", &format!("{w}x{h}"), t, 4.0 * px as f64, copy, ok);
+    vec_add(ctx, ceil, table, if tiny { 10_007 } else { (1 << 24) + 3 })
+}
+
+/// Whether `out` is the blur of `img` at radius `r` on sampled rows: the
+/// first and last `r + 2`, three around the middle, and every 97th, each
+/// over its whole width (the clipped columns included), against the
+/// definition computed from column sums of those rows only.
+fn sampled_blur_ok(img: &HostImage, out: &HostImage, r: u32) -> bool {
+    let (w, h, c) = (img.width(), img.height(), img.channels());
+    let rb = w * c;
+    let ri = r as usize;
+    let mut rows: Vec<usize> = (0..(ri + 2).min(h)).chain(h.saturating_sub(ri + 2)..h).chain([(h / 2).saturating_sub(1), h / 2, (h / 2 + 1).min(h - 1)]).collect();
+    rows.extend((0..h).step_by(97));
+    let (src, got) = (img.data(), out.data());
+    rows.iter().all(|&y| {
+        let (y0, y1) = (y.saturating_sub(ri), (y + ri + 1).min(h));
+        let mut col = vec![0u32; rb];
+        for yy in y0..y1 {
+            for (s, &b) in col.iter_mut().zip(&src[yy * rb..(yy + 1) * rb]) {
+                *s += b as u32;
+            }
+        }
+        (0..w).all(|x| {
+            let (x0, x1) = (x.saturating_sub(ri), (x + ri + 1).min(w));
+            let count = ((x1 - x0) * (y1 - y0)) as u32;
+            (0..c).all(|ch| {
+                let sum: u32 = (x0..x1).map(|xx| col[xx * c + ch]).sum();
+                got[y * rb + x * c + ch] as u32 == (sum + count / 2) / count
+            })
+        })
+    })
 }
 
 fn finish(table: &Table) -> Result<()> {

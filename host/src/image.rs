@@ -22,7 +22,7 @@
 //!   window, `count` of them (corner at radius 1: 4 of 9).
 
 use ferrotile_kernels as k;
-use ferrotile_kernels::image::index::{self as ix, ImageParams, SlideParams, VolumeParams, MAX_BLUR_RADIUS, MAX_TILED_RADIUS};
+use ferrotile_kernels::image::index::{self as ix, ImageParams, SlideParams, VolumeParams, WindowParams, MAX_BLUR_RADIUS, MAX_TILED_RADIUS};
 
 use crate::{check, Buffer, Context, Error, Result};
 
@@ -297,12 +297,21 @@ pub enum BlurVariant {
     /// when the row enters the window) instead of raw column sums: same
     /// shapes as [`BlurVariant::Sliding`].
     SlidingSums,
+    /// Vertical running sums over a shared ring of rows and horizontal
+    /// prefix sums, a cost per pixel that does not grow with the radius:
+    /// 1 to 4 channels, radius 1 to [`WINDOW_MAX_RADIUS`], any width and
+    /// height.
+    Window,
 }
+
+/// Largest radius of [`BlurVariant::Window`] (beyond it [`blur`] runs the
+/// naive rung).
+pub const WINDOW_MAX_RADIUS: u32 = ix::WIN_MAX_RADIUS;
 
 impl BlurVariant {
     /// Every rung, in ladder order.
     pub const ALL: &'static [BlurVariant] =
-        &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast, BlurVariant::Sliding, BlurVariant::SlidingSums];
+        &[BlurVariant::Naive, BlurVariant::Tiled, BlurVariant::Fast, BlurVariant::Sliding, BlurVariant::SlidingSums, BlurVariant::Window];
 
     /// The rung's name (the fast rungs have one kernel per channel count and radius).
     pub fn name(self) -> &'static str {
@@ -312,6 +321,7 @@ impl BlurVariant {
             BlurVariant::Fast => "blur_fast",
             BlurVariant::Sliding => "blur_slide",
             BlurVariant::SlidingSums => "blur_hslide",
+            BlurVariant::Window => "blur_window",
         }
     }
 
@@ -324,15 +334,18 @@ impl BlurVariant {
             BlurVariant::Sliding | BlurVariant::SlidingSums => {
                 u32::try_from(width).is_ok_and(|w| ix::slide_supports(w, channels as u32, radius))
             }
+            BlurVariant::Window => u32::try_from(channels).is_ok_and(|c| ix::win_supports(c, radius)),
         }
     }
 
-    /// The fastest rung for a `width`-pixel image of `channels` at `radius`
-    /// (H200, 8192², strip 16: the sliding sums at 89 / 83 / 75% of copy
-    /// for gray radius 1–3 against 84 / 73 / 74% for the sliding rung, RGB
-    /// 89 / 77 / 57% against 81 / 71 / 55%).
+    /// The rung [`blur`] runs for a `width`-pixel image of `channels` at
+    /// `radius`: the window rung wherever it applies (every width, 1–4
+    /// channels, radius 1 to [`WINDOW_MAX_RADIUS`]: its cost per pixel
+    /// depends on neither the radius nor the width), else the fastest
+    /// older rung that handles the case (the naive one beyond the
+    /// window's radii). Measured ratios: `BENCHMARKS.md`.
     pub fn best(width: usize, channels: usize, radius: u32) -> BlurVariant {
-        [BlurVariant::SlidingSums, BlurVariant::Sliding, BlurVariant::Fast, BlurVariant::Tiled]
+        [BlurVariant::Window, BlurVariant::SlidingSums, BlurVariant::Sliding, BlurVariant::Fast, BlurVariant::Tiled]
             .into_iter()
             .find(|v| v.supports(width, channels, radius))
             .unwrap_or(BlurVariant::Naive)
@@ -342,8 +355,60 @@ impl BlurVariant {
 /// Box blur of `radius` with the fastest rung for the image: `dst` (same
 /// shape as `src`) gets, per channel, the rounded mean of the in-image
 /// pixels of each `(2 radius + 1)²` window.
+///
+/// Radius 0 is a copy (each window is its pixel). Errors: as [`blur_with`].
 pub fn blur(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32) -> Result<()> {
+    if radius == 0 {
+        check_blur_shapes(ctx, src, dst)?;
+        return dst.data.copy_from_buffer(&src.data);
+    }
     blur_with(ctx, BlurVariant::best(src.width, src.channels, radius), src, dst, radius)
+}
+
+/// The window rung with a chosen strip height (`strip_rows` output rows
+/// per block; [`blur`] picks one from the image and the device): for
+/// tuning, tests and benchmarks.
+///
+/// Errors: as [`blur_with`] for [`BlurVariant::Window`], and `strip_rows`
+/// zero.
+pub fn blur_window(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32, strip_rows: u32) -> Result<()> {
+    if strip_rows == 0 {
+        return Err(Error::BadArgument { arg: "strip_rows", detail: "0, must be at least 1".into() });
+    }
+    blur_checked(ctx, BlurVariant::Window, src, dst, radius, Some(strip_rows))
+}
+
+/// The default strip height of the window rung for `width × height ×
+/// channels` at `radius` on `ctx`: strips whose blocks fill one whole wave
+/// ([`ix::win_strip_rows`]) where those are at least four prologues tall,
+/// else two waves (short images, where the floor of four prologues wins
+/// anyway).
+pub fn window_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize, radius: u32) -> u32 {
+    let c = clamp_u32(channels).clamp(1, 4);
+    let r = radius.clamp(1, ix::WIN_MAX_RADIUS);
+    let band = ix::win_band(c, r.min(ix::WIN_SEG / (2 * c) - 1)).max(1) as usize;
+    let bands = clamp_u32(width.saturating_mul(c as usize).div_ceil(band)).max(1);
+    let (h, bps, sms) = (clamp_u32(height), ix::win_blocks_per_sm(r), sm_count(ctx));
+    let one = ix::win_strip_rows(bands, h, r, sms, bps, 1);
+    let rows = if one >= 4 * ix::win_prologue(r) { one } else { ix::win_strip_rows(bands, h, r, sms, bps, 2) };
+    rows.min(WINDOW_MAX_STRIP)
+}
+
+/// Tallest strip of the window rung (its step counter is an `i32`).
+const WINDOW_MAX_STRIP: u32 = 1 << 30;
+
+/// Checks that `dst` has `src`'s shape and both live on `ctx`.
+fn check_blur_shapes(ctx: &Context, src: &DeviceImage, dst: &DeviceImage) -> Result<()> {
+    if !src.same_shape_as(dst) || src.channels != dst.channels {
+        return Err(Error::BadArgument {
+            arg: "dst",
+            detail: format!(
+                "is {}x{}x{}, src is {}x{}x{}",
+                dst.width, dst.height, dst.channels, src.width, src.height, src.channels
+            ),
+        });
+    }
+    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])
 }
 
 /// Box blur with a chosen rung.
@@ -541,16 +606,7 @@ fn blur_checked(
             ),
         });
     }
-    if !src.same_shape_as(dst) || src.channels != dst.channels {
-        return Err(Error::BadArgument {
-            arg: "dst",
-            detail: format!(
-                "is {}x{}x{}, src is {}x{}x{}",
-                dst.width, dst.height, dst.channels, src.width, src.height, src.channels
-            ),
-        });
-    }
-    check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
+    check_blur_shapes(ctx, src, dst)?;
     let p = src.params(radius);
     let (input, output) = (&src.data, &mut dst.data);
     use k::image as ki;
@@ -575,6 +631,18 @@ fn blur_checked(
                 (3, 1) => launch!(ctx, ki::blur_slide_rgb_r1, cfg, input, output, sp),
                 (3, 2) => launch!(ctx, ki::blur_slide_rgb_r2, cfg, input, output, sp),
                 (3, 3) => launch!(ctx, ki::blur_slide_rgb_r3, cfg, input, output, sp),
+                _ => unreachable!("checked by supports()"),
+            }
+        }
+        (BlurVariant::Window, c, r) => {
+            let strip = strip_rows.unwrap_or_else(|| window_strip_rows(ctx, src.width, src.height, c, r)).min(WINDOW_MAX_STRIP);
+            let wp = WindowParams::new(p.width, p.height, p.channels, r, strip.min(p.height));
+            let cfg = ix::blur_window_config(wp);
+            match c {
+                1 => launch!(ctx, ki::blur_window_c1, cfg, input, output, wp),
+                2 => launch!(ctx, ki::blur_window_c2, cfg, input, output, wp),
+                3 => launch!(ctx, ki::blur_window_c3, cfg, input, output, wp),
+                4 => launch!(ctx, ki::blur_window_c4, cfg, input, output, wp),
                 _ => unreachable!("checked by supports()"),
             }
         }
@@ -806,6 +874,14 @@ mod tests {
             let cfg = ix::blur_hslide_config(SlideParams::new(16, 16, 1, 4), r);
             assert_eq!(cfg.threads_per_block(), b.max_threads, "{}", b.kernel);
             assert!(cfg.shared_bytes * b.min_blocks_per_sm <= 227 * 1024, "{}", b.kernel);
+        }
+        // The window kernels: their block, and the blocks their bounds
+        // promise fit the shared memory at radius 32.
+        for b in k::image::WINDOW_LAUNCH_BOUNDS {
+            let cfg = ix::blur_window_config(WindowParams::new(100, 100, 1, 32, 8));
+            assert_eq!(cfg.threads_per_block(), b.max_threads, "{}", b.kernel);
+            assert!((cfg.shared_bytes + 1024) * b.min_blocks_per_sm <= 228 * 1024, "{}", b.kernel);
+            assert_eq!(ix::win_blocks_per_sm(32), b.min_blocks_per_sm);
         }
         for c in [1usize, 3] {
             for r in 1..=3 {

@@ -70,6 +70,32 @@ fn blur_default(ctx: &Context, w: usize, h: usize, c: usize, r: u32) -> Result<(
     exact("blur", dst.download().map_err(|e| e.to_string())?.data(), want.data())
 }
 
+/// The window rung with strips of `strip` rows (`None`: the default).
+fn blur_win(ctx: &Context, w: usize, h: usize, c: usize, r: u32, strip: Option<u32>) -> Result<(), String> {
+    let img = random_image(w, h, c, "blur_window");
+    let want = cpu::blur(&img, r);
+    let src = DeviceImage::upload(ctx, &img).map_err(|e| e.to_string())?;
+    for poison in POISONS {
+        let mut dst = poisoned_image(ctx, w, h, c, poison)?;
+        match strip {
+            Some(s) => image::blur_window(ctx, &src, &mut dst, r, s),
+            None => image::blur_with(ctx, BlurVariant::Window, &src, &mut dst, r),
+        }
+        .map_err(|e| e.to_string())?;
+        exact("blur", dst.download().map_err(|e| e.to_string())?.data(), want.data())?;
+    }
+    Ok(())
+}
+
+/// Radii of the window rung's cases: small, the radii of the old rungs'
+/// limits, powers of two and their neighbours, and the largest.
+const WINDOW_RADII: [u32; 9] = [1, 2, 3, 5, 8, 16, 31, 32, image::WINDOW_MAX_RADIUS];
+
+/// The window rung's emulator shapes: one pixel, one row, one column,
+/// odd widths (7, 33, primes, 1023: not multiples of 4, 16 or the band),
+/// rows shorter and taller than a window, several bands.
+const WINDOW_SHAPES: [(usize, usize); 8] = [(1, 1), (7, 1), (1, 37), (33, 9), (97, 23), (251, 5), (1023, 3), (13, 131)];
+
 fn volume(ctx: &Context, dims: [usize; 3]) -> Result<(), String> {
     let n = dims.iter().product();
     let mut r = Rng::new(seed("volume") ^ n as u64);
@@ -207,7 +233,34 @@ pub fn cases() -> Vec<Case> {
             exact("blur", dst.download().map_err(|e| e.to_string())?.data(), cpu::blur(&img, r).data())
         }));
     }
-    for (w, h, c, r) in [(160, 67, 1, 2), (48, 20, 3, 3), (62, 76, 3, 1), (13, 7, 1, 0), (31, 33, 1, 5)] {
+    // The window rung: every channel count, radius class and odd shape.
+    for c in 1..=4usize {
+        for r in WINDOW_RADII {
+            if !BlurVariant::Window.supports(1, c, r) {
+                continue;
+            }
+            for (w, h) in WINDOW_SHAPES {
+                v.push(Case::new(format!("image::blur::blur_window::c{c}::r{r}::{w}x{h}"), move |ctx| blur_win(ctx, w, h, c, r, None)));
+            }
+            for (w, h) in [(8192, 8192), (4093, 4099), (1920, 1080), (3, 100_003)] {
+                if r <= 8 || r == 32 || (w, h) == (4093, 4099) {
+                    v.push(Case::gpu_only(format!("image::blur::blur_window::c{c}::r{r}::{w}x{h}"), move |ctx| blur_win(ctx, w, h, c, r, None)));
+                }
+            }
+        }
+        // Strips of every kind: shorter than a batch, than the prologue,
+        // partial last strips, one strip for the whole image; bands that
+        // end inside a 16-byte chunk.
+        for (r, strip) in [(1u32, 1u32), (1, 3), (2, 8), (3, 5), (5, 13), (8, 1000), (16, 7), (32, 40)] {
+            for (w, h) in [(301, 29), (64, 47)] {
+                v.push(Case::new(format!("image::blur::blur_window::c{c}::r{r}::{w}x{h}::strip{strip}"), move |ctx| {
+                    blur_win(ctx, w, h, c, r, Some(strip))
+                }));
+            }
+        }
+        v.push(Case::gpu_only(format!("image::blur::blur_window::c{c}::r3::2047x1031::strip9"), move |ctx| blur_win(ctx, 2047, 1031, c, 3, Some(9))));
+    }
+    for (w, h, c, r) in [(160, 67, 1, 2), (48, 20, 3, 3), (62, 76, 3, 1), (13, 7, 1, 0), (31, 33, 1, 5), (37, 11, 4, 7), (19, 23, 2, 33), (5, 4, 3, 200)] {
         v.push(Case::new(format!("image::blur::default::c{c}::r{r}::{w}x{h}"), move |ctx| blur_default(ctx, w, h, c, r)));
     }
     for dims in [[1, 1, 1], [3, 5, 7], [2, 33, 65], [5, 4, 1], [1, 9, 40], [7, 1, 1]] {
@@ -267,6 +320,11 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
         image::blur_sliding_sums_experiment(ctx, &rgb16, &mut rgb16_out, 1, 8, "p9"),
         "experiment",
     )?;
+    expect("window blur with empty strips", image::blur_window(ctx, &rgb, &mut rgb_out, 1, 0), "strip_rows")?;
+    expect("window blur beyond its radii", image::blur_with(ctx, BlurVariant::Window, &rgb, &mut rgb_out, image::WINDOW_MAX_RADIUS + 1), "variant")?;
+    expect("window blur at radius 0", image::blur_window(ctx, &rgb, &mut rgb_out, 0, 8), "variant")?;
+    expect("window blur into gray", image::blur_window(ctx, &rgb, &mut gray, 1, 8), "dst")?;
+    expect("radius-0 copy into gray", image::blur(ctx, &rgb, &mut gray, 0), "dst")?;
     exact("untouched sliding output", rgb16_out.download().map_err(|e| e.to_string())?.data(), &[0xAB; 16 * 3 * 3])?;
     match HostImage::new(4, 3, 3, vec![0u8; 35]) {
         Err(Error::LengthMismatch { arg: "data", expected: 36, actual: 35 }) => {}

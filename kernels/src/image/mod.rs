@@ -19,7 +19,10 @@
 //!   constant radius) → `blur_slide_*` (one thread per 16-byte column
 //!   chunk of a strip of rows, sliding column sums in registers, no
 //!   barrier) → `blur_hslide_*` (the same threads sliding each row's
-//!   horizontal sums, summed once when the row enters);
+//!   horizontal sums, summed once when the row enters) → `blur_window_c*`
+//!   (any radius, width and channel count: vertical running sums over a
+//!   shared ring of rows, horizontal prefix sums, a cost per pixel that
+//!   does not grow with the radius);
 //! * 3D: [`volume_affine`] over `(plane, row, col)`.
 
 mod blur;
@@ -28,10 +31,12 @@ mod hslide;
 pub mod index;
 mod slide;
 mod volume;
+mod window;
 
 pub use blur::*;
 pub use gray::*;
 pub use hslide::*;
-pub use index::{ImageParams, SlideParams, VolumeParams};
+pub use index::{ImageParams, SlideParams, VolumeParams, WindowParams};
 pub use slide::*;
 pub use volume::*;
+pub use window::*;
