@@ -118,7 +118,7 @@ pub const FUNCTIONS: &[Function] = &[
     Function { name: "image_shape", covers: &["image.rs:new", "image.rs:alloc", "image.rs:image_bytes", "image.rs:from_fn"], gpu_only: false },
     Function { name: "rgb_to_gray", covers: &["image.rs:rgb_to_gray", "image.rs:rgb_to_gray_with"], gpu_only: false },
     Function { name: "blur", covers: &["image.rs:blur", "image.rs:blur_with"], gpu_only: false },
-    Function { name: "blur_strips", covers: &["image.rs:blur_sliding", "image.rs:blur_strips"], gpu_only: false },
+    Function { name: "blur_strips", covers: &["image.rs:blur_sliding", "image.rs:blur_strips", "image.rs:blur_window"], gpu_only: false },
     Function {
         name: "blur_experiments",
         covers: &["image.rs:blur_sliding_sums_experiment", "image.rs:blur_sliding_prefetch"],
@@ -138,6 +138,8 @@ const LAUNCH_NOTHING: &[(&str, &str)] = &[
     ("image.rs:sliding_sums_strip_rows_for_waves", "a heuristic over any usize: returns a number, launches nothing"),
     ("image.rs:sliding_strip_rows", "a heuristic over any usize: returns a number, launches nothing"),
     ("gemm/mod.rs:resolved_variant_on", "validates as `run` does and launches nothing"),
+    ("gemm/mod.rs:split_k_slices_on", "validates as `run` does and launches nothing (the split `run` would choose)"),
+    ("image.rs:window_strip_rows", "a heuristic over any usize: returns a number, launches nothing"),
     ("backend.rs:same_as", "compares two contexts"),
     ("workload.rs:run", "hidden stress/soak workload: valid calls of the functions above, verified"),
     ("probe.rs:cvt", "hidden warp probes of the experiments build (tests only)"),
@@ -843,16 +845,23 @@ fn blur_strips() -> Vec<Row> {
             vec![
                 attempt!(e, "strip_rows", ["0"], [src, dst], image::blur_sliding(e.ctx, &src, &mut dst, 1, 0)),
                 attempt!(e, "strip_rows", ["0"], [src, dst], image::blur_strips(e.ctx, BlurVariant::SlidingSums, &src, &mut dst, 1, 0)),
+                attempt!(e, "strip_rows", ["0"], [src, dst], image::blur_window(e.ctx, &src, &mut dst, 1, 0)),
             ]
         }),
         refuse(F, InnerMismatch, |e| {
             let (src, mut dst) = (e.image(16, 5, 1), e.out_image(16, 6, 1));
-            vec![attempt!(e, "dst", ["16x6x1", "16x5x1"], [src, dst], image::blur_sliding(e.ctx, &src, &mut dst, 1, 2))]
+            vec![
+                attempt!(e, "dst", ["16x6x1", "16x5x1"], [src, dst], image::blur_sliding(e.ctx, &src, &mut dst, 1, 2)),
+                attempt!(e, "dst", ["16x6x1", "16x5x1"], [src, dst], image::blur_window(e.ctx, &src, &mut dst, 1, 8)),
+            ]
         }),
         na(F, LdTooSmall, NO_LD),
         refuse(F, ForeignContext, |e| {
             let (fsrc, mut dst) = (e.foreign_image(16, 5, 1), e.out_image(16, 5, 1));
-            vec![attempt!(e, "src", [], [fsrc, dst], image::blur_strips(e.ctx, BlurVariant::Sliding, &fsrc, &mut dst, 1, 2))]
+            vec![
+                attempt!(e, "src", [], [fsrc, dst], image::blur_strips(e.ctx, BlurVariant::Sliding, &fsrc, &mut dst, 1, 2)),
+                attempt!(e, "src", [], [fsrc, dst], image::blur_window(e.ctx, &fsrc, &mut dst, 1, 8)),
+            ]
         }),
         na(F, Aliasing, NO_ALIASING),
         na(F, ImageBytes, IMAGE_BY_CONSTRUCTION),
