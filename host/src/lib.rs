@@ -40,6 +40,9 @@ mod vec_add;
 pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
 pub use error::{Error, Result};
 pub use ferrotile_kernels as kernels;
+/// The `half` crate whose `bf16` and `f16` are this crate's 16-bit
+/// [`Element`]s (use these types, not another version's).
+pub use half;
 pub use ferrotile_kernels::launch::LaunchConfig;
 pub use vec_add::{vec_add, vec_add_with, VecAddVariant};
 

@@ -54,6 +54,9 @@ pub fn ensure_components() -> Result<()> {
     }
 }
 
+/// The phases of `cargo xtask test`, for the headings.
+const PHASES: usize = 7;
+
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
 }
@@ -64,10 +67,10 @@ fn heading(step: usize, of: usize, what: &str) {
 pub fn test(extra: &[String]) -> Result<()> {
     let mut failed = Vec::new();
 
-    heading(1, 6, "toolchain components (rust-src, llvm-tools)");
+    heading(1, PHASES, "toolchain components (rust-src, llvm-tools)");
     ensure_components()?;
 
-    heading(2, 6, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
+    heading(2, PHASES, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
     match ptxas::ensure_ptxas() {
         Ok(path) => println!("ptxas: {}", path.display()),
         Err(e) => {
@@ -76,7 +79,7 @@ pub fn test(extra: &[String]) -> Result<()> {
         }
     }
 
-    heading(3, 6, "check-ptx: committed PTX up to date, ptxas report");
+    heading(3, PHASES, "check-ptx: committed PTX up to date, ptxas report");
     if failed.is_empty() {
         if let Err(e) = ptx::check() {
             eprintln!("error: {e:#}");
@@ -105,7 +108,7 @@ pub fn test(extra: &[String]) -> Result<()> {
     for (i, (phase, args)) in runs.iter().enumerate() {
         let mut cmd = util::cargo();
         cmd.args(args).args(extra);
-        heading(4 + i, 6, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
+        heading(4 + i, PHASES, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
         match run_counting(&mut cmd) {
             Ok(t) => {
                 totals.passed += t.passed;
@@ -116,6 +119,29 @@ pub fn test(extra: &[String]) -> Result<()> {
                 eprintln!("error: {e:#}");
                 failed.push(*phase);
             }
+        }
+    }
+
+    heading(7, PHASES, "examples (cargo run --release --example NAME, each checks its results)");
+    match examples() {
+        Ok(names) => {
+            let mut any_failed = false;
+            for name in names {
+                let mut cmd = util::cargo();
+                cmd.args(["run", "--release", "-p", "ferrotile-cli", "--example", &name]);
+                println!("$ {}", util::show(&cmd));
+                if let Err(e) = util::run(&mut cmd) {
+                    eprintln!("error: {e:#}");
+                    any_failed = true;
+                }
+            }
+            if any_failed {
+                failed.push("examples");
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            failed.push("examples");
         }
     }
 
@@ -136,6 +162,15 @@ pub fn test(extra: &[String]) -> Result<()> {
             failed.join(", ")
         ))
     }
+}
+
+/// The examples of the root package: `examples/*.rs`, by name.
+fn examples() -> Result<Vec<String>> {
+    Ok(util::sorted_entries(Path::new("examples"))?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect())
 }
 
 /// Sums of libtest's `test result:` lines.
