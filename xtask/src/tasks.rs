@@ -55,7 +55,7 @@ pub fn ensure_components() -> Result<()> {
 }
 
 /// The phases of `cargo xtask test`, for the headings.
-const PHASES: usize = 7;
+const PHASES: usize = 8;
 
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
@@ -145,6 +145,12 @@ pub fn test(extra: &[String]) -> Result<()> {
         }
     }
 
+    heading(8, PHASES, "ci/downstream: a crate outside the workspace on stable Rust");
+    if let Err(e) = downstream() {
+        eprintln!("error: {e:#}");
+        failed.push("downstream (stable)");
+    }
+
     // The closing line: totals of every libtest binary (`skipped` are the
     // `cuda::` tests on a machine without a GPU).
     let closing = format!(
@@ -162,6 +168,40 @@ pub fn test(extra: &[String]) -> Result<()> {
             failed.join(", ")
         ))
     }
+}
+
+/// The crate that uses ferrotile as an application would, from outside the
+/// workspace.
+const DOWNSTREAM: &str = "ci/downstream";
+
+/// Builds and runs `ci/downstream` with the toolchain of its own
+/// rust-toolchain.toml (stable), not ours: rustup's proxies pick the
+/// toolchain from the working directory once the variables that `cargo
+/// xtask` inherited from the pinned nightly's cargo are gone.
+fn downstream() -> Result<()> {
+    let dir = Path::new(DOWNSTREAM);
+    let toolchain = toolchain_channel(&util::read(&dir.join("rust-toolchain.toml"))?)
+        .with_context(|| format!("no channel in {DOWNSTREAM}/rust-toolchain.toml"))?;
+    let rustup = |args: &[&str]| {
+        let mut cmd = Command::new("rustup");
+        cmd.args(args).current_dir(dir);
+        for var in ["RUSTUP_TOOLCHAIN", "CARGO", "RUSTC", "RUSTDOC", "RUSTC_WRAPPER", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
+            cmd.env_remove(var);
+        }
+        cmd
+    };
+    let version = util::stdout_of(&mut rustup(&["run", &toolchain, "rustc", "--version"]))
+        .with_context(|| format!("the {toolchain} toolchain is needed (rustup toolchain install {toolchain} --profile minimal)"))?;
+    println!("{DOWNSTREAM}: {version}");
+    util::run(&mut rustup(&["run", &toolchain, "cargo", "run", "--release"]))
+}
+
+/// The `channel = "…"` of a rust-toolchain.toml.
+fn toolchain_channel(text: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(text).lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "channel").then(|| value.trim().trim_matches('"').to_string())
+    })
 }
 
 /// The examples of the root package: `examples/*.rs`, by name.
@@ -230,7 +270,13 @@ fn run_counting(cmd: &mut std::process::Command) -> Result<TestTotals> {
 
 #[cfg(test)]
 mod totals_tests {
-    use super::TestTotals;
+    use super::{TestTotals, toolchain_channel};
+
+    #[test]
+    fn reads_the_toolchain_channel() {
+        assert_eq!(toolchain_channel(b"[toolchain]\nchannel = \"stable\"\nprofile = \"minimal\"\n").as_deref(), Some("stable"));
+        assert_eq!(toolchain_channel(b"[toolchain]\n"), None);
+    }
 
     #[test]
     fn sums_libtest_result_lines() {
