@@ -3,6 +3,7 @@
 use crate::common::Case;
 
 mod context;
+mod interop;
 mod foundation;
 mod transpose;
 mod image;
@@ -17,6 +18,7 @@ mod warp;
 pub fn all() -> Vec<Case> {
     let mut v = Vec::new();
     v.extend(context::cases());
+    v.extend(interop::cases());
     v.extend(foundation::cases());
     v.extend(transpose::cases());
     v.extend(image::cases());
