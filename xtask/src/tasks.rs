@@ -55,7 +55,7 @@ pub fn ensure_components() -> Result<()> {
 }
 
 /// The phases of `cargo xtask test`, for the headings.
-const PHASES: usize = 8;
+const PHASES: usize = 9;
 
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
@@ -151,6 +151,12 @@ pub fn test(extra: &[String]) -> Result<()> {
         failed.push("downstream (stable)");
     }
 
+    heading(9, PHASES, "cargo package of the public crates (no warning allowed)");
+    if let Err(e) = package() {
+        eprintln!("error: {e:#}");
+        failed.push("package");
+    }
+
     // The closing line: totals of every libtest binary (`skipped` are the
     // `cuda::` tests on a machine without a GPU).
     let closing = format!(
@@ -202,6 +208,31 @@ fn toolchain_channel(text: &[u8]) -> Option<String> {
         let (key, value) = line.split_once('=')?;
         (key.trim() == "channel").then(|| value.trim().trim_matches('"').to_string())
     })
+}
+
+/// The crates published to crates.io.
+pub const PUBLIC_CRATES: &[&str] = &["ferrotile-kernels", "ferrotile", "ferrotile-cli"];
+
+/// `cargo package --no-verify` of [`PUBLIC_CRATES`] (their contents and
+/// metadata; `--allow-dirty`: the working tree's state is not the point):
+/// fails on any warning cargo prints (missing metadata, a target left out
+/// of the package, …). The full `cargo package` (which also builds each
+/// package from its archive) and `cargo publish --dry-run` are in README.md.
+fn package() -> Result<()> {
+    let mut cmd = util::cargo();
+    cmd.args(["package", "--no-verify", "--allow-dirty"]);
+    for krate in PUBLIC_CRATES {
+        cmd.args(["-p", krate]);
+    }
+    println!("$ {}", util::show(&cmd));
+    let out = util::output(&mut cmd)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    print!("{stderr}");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.trim_start().starts_with("warning")).collect();
+    if !warnings.is_empty() {
+        bail!("cargo package warned:\n{}", warnings.join("\n"));
+    }
+    Ok(())
 }
 
 /// The examples of the root package: `examples/*.rs`, by name.
