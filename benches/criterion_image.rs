@@ -10,7 +10,7 @@ use ferrotile::{Context, VecAddVariant};
 fn benches(c: &mut Criterion, ctx: &Context) -> ferrotile::Result<()> {
     let (w, h) = (8192usize, 8192usize);
     let px = w * h;
-    let bytes: Vec<u8> = (0..3 * px).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let bytes = ferrotile::testing::random_u8(3 * px, 1);
     let src = DeviceImage::upload(ctx, &HostImage::new(w, h, 3, bytes)?)?;
     let mut gray = DeviceImage::alloc(ctx, w, h, 1)?;
     let mut g = c.benchmark_group("image_8192x8192");

@@ -90,15 +90,9 @@ fn succeeds(dir: &Path, args: &[&str]) -> String {
     err
 }
 
-/// Pseudo-random bytes (never all zeros).
+/// Seeded uniform bytes (`ferrotile::testing`'s generator).
 fn bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 33) as u8
-        })
-        .collect()
+    ferrotile::testing::random_u8(n, seed)
 }
 
 fn rgb(seed: u64) -> DynamicImage {

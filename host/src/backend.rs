@@ -160,7 +160,7 @@ thread_local! {
     static THREAD_LAUNCHES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
+pub(crate) fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
     move |e| Error::Driver { op, detail: e.to_string() }
 }
 
@@ -494,13 +494,29 @@ fn host_memory_bytes() -> Option<usize> {
     kib.checked_mul(1024)
 }
 
-fn raw_ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> sys::CUdeviceptr {
+pub(crate) fn raw_ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> sys::CUdeviceptr {
     use cudarc::driver::DevicePtr;
     s.device_ptr(stream).0
 }
 
+/// Who frees a CUDA buffer's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ownership {
+    /// The buffer: dropping it drops the `CudaSlice` (which frees the
+    /// memory on the slice's stream, after ferrotile's stream's work).
+    Owned,
+    /// The application (`Buffer::from_raw_device_ptr`): dropping the
+    /// buffer leaks the slice, never frees.
+    Borrowed,
+    /// Given away (`Buffer::into_cudarc`): the slice has been moved out.
+    Released,
+}
+
 pub(crate) enum Storage<T: Element> {
-    Cuda { slice: CudaSlice<T>, ptr: sys::CUdeviceptr, stream: Arc<CudaStream> },
+    /// `stream` is the context's stream (every operation goes there);
+    /// `slice.stream()` is the one it was allocated on (the same, unless it
+    /// came from the application through `Buffer::from_cudarc`).
+    Cuda { slice: std::mem::ManuallyDrop<CudaSlice<T>>, ptr: sys::CUdeviceptr, stream: Arc<CudaStream>, ownership: Ownership },
     Host { ptr: *mut T, cap: usize },
 }
 
@@ -525,8 +541,8 @@ pub(crate) enum Storage<T: Element> {
 /// ```
 pub struct Buffer<T: Element> {
     pub(crate) storage: Storage<T>,
-    len: usize,
-    owner: Arc<Inner>,
+    pub(crate) len: usize,
+    pub(crate) owner: Arc<Inner>,
 }
 
 // SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`;
@@ -545,9 +561,14 @@ const _: () = {
 };
 
 impl<T: Element> Buffer<T> {
-    fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>) -> Self {
+    pub(crate) fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>) -> Self {
+        Self::cuda_with(slice, len, stream, owner, Ownership::Owned)
+    }
+
+    pub(crate) fn cuda_with(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>, ownership: Ownership) -> Self {
         let ptr = raw_ptr(&slice, stream);
-        Buffer { storage: Storage::Cuda { slice, ptr, stream: stream.clone() }, len, owner: owner.clone() }
+        let slice = std::mem::ManuallyDrop::new(slice);
+        Buffer { storage: Storage::Cuda { slice, ptr, stream: stream.clone(), ownership }, len, owner: owner.clone() }
     }
 
     fn host(v: Vec<T>, owner: &Arc<Inner>) -> Self {
@@ -572,7 +593,7 @@ impl<T: Element> Buffer<T> {
             return Ok(Vec::new());
         }
         match &self.storage {
-            Storage::Cuda { slice, stream, .. } => stream.clone_dtoh(slice).map_err(driver("copying to the host")),
+            Storage::Cuda { slice, stream, .. } => stream.clone_dtoh(&**slice).map_err(driver("copying to the host")),
             // SAFETY: ptr/len describe the owned allocation.
             Storage::Host { ptr, .. } => Ok(unsafe { std::slice::from_raw_parts(*ptr, self.len) }.to_vec()),
         }
@@ -587,7 +608,7 @@ impl<T: Element> Buffer<T> {
             return Ok(());
         }
         match &mut self.storage {
-            Storage::Cuda { slice, stream, .. } => stream.memcpy_htod(data, slice).map_err(driver("copying to the device")),
+            Storage::Cuda { slice, stream, .. } => stream.memcpy_htod(data, &mut **slice).map_err(driver("copying to the device")),
             Storage::Host { ptr, .. } => {
                 // SAFETY: same length, owned allocation, exclusive borrow.
                 unsafe { std::slice::from_raw_parts_mut(*ptr, self.len) }.copy_from_slice(data);
@@ -667,9 +688,28 @@ impl<T: Element> Buffer<T> {
 
 impl<T: Element> Drop for Buffer<T> {
     fn drop(&mut self) {
-        if let Storage::Host { ptr, cap } = self.storage {
-            // SAFETY: rebuilt from the Vec's own parts.
-            drop(unsafe { Vec::from_raw_parts(ptr, self.len, cap) });
+        match &mut self.storage {
+            Storage::Host { ptr, cap } => {
+                // SAFETY: rebuilt from the Vec's own parts.
+                drop(unsafe { Vec::from_raw_parts(*ptr, self.len, *cap) });
+            }
+            Storage::Cuda { slice, stream, ownership, .. } => {
+                if *ownership == Ownership::Released {
+                    return;
+                }
+                // A slice from another stream frees (or is reused) there:
+                // that stream first waits for the work ferrotile enqueued.
+                if !Arc::ptr_eq(slice.stream(), stream) {
+                    let _ = slice.stream().join(stream);
+                }
+                // SAFETY: taken once, here; the field is not used again.
+                let slice = unsafe { std::mem::ManuallyDrop::take(slice) };
+                if *ownership == Ownership::Borrowed {
+                    slice.leak();
+                } else {
+                    drop(slice);
+                }
+            }
         }
     }
 }

@@ -25,6 +25,7 @@
 
 mod backend;
 mod error;
+mod interop;
 #[macro_use]
 mod launch;
 pub mod cublas;
@@ -42,6 +43,13 @@ pub mod workload;
 pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
 pub use error::{Error, Result};
 pub use ferrotile_kernels as kernels;
+/// The `half` crate whose `bf16` and `f16` are this crate's 16-bit
+/// [`Element`]s (use these types, not another version's).
+pub use half;
+/// The `cudarc` crate ferrotile runs CUDA through: its `CudaSlice`,
+/// `CudaStream` and `CudaContext` are what [`Buffer::from_cudarc`],
+/// [`Buffer::into_cudarc`] and [`Context::cudarc_stream`] take and return.
+pub use cudarc;
 pub use ferrotile_kernels::launch::LaunchConfig;
 pub use vec_add::{vec_add, vec_add_with, VecAddVariant};
 

@@ -12,6 +12,11 @@
 //!
 //! Index math lives in [`layout`] and in the small launch-geometry functions
 //! of each kernel family; the host launcher calls the same functions.
+//!
+//! The device build needs nightly Rust (the PTX target's unstable features,
+//! `portable_simd`, `core_float_math`); the host build uses none, so the
+//! `ferrotile` crate builds on stable (its vector types are in
+//! [`arch::simd`]).
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -25,7 +30,7 @@
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
-#![feature(portable_simd, core_float_math)]
+#![cfg_attr(target_arch = "nvptx64", feature(portable_simd, core_float_math))]
 #![deny(missing_docs)]
 #![allow(unused_features)]
 

@@ -1,6 +1,6 @@
 //! PMPP chapter 2/3: vector addition on a 1D grid.
 
-use core::simd::f32x4;
+use crate::arch::simd::f32x4;
 
 use crate::arch::{block_idx_x, global_x, thread_idx_x, Global};
 use crate::kernel;

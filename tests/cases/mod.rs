@@ -5,6 +5,7 @@ use crate::common::Case;
 mod api_props;
 mod bad_input;
 mod context;
+mod interop;
 mod foundation;
 mod transpose;
 mod image;
@@ -22,6 +23,7 @@ pub fn all() -> Vec<Case> {
     v.extend(bad_input::cases());
     v.extend(api_props::cases());
     v.extend(context::cases());
+    v.extend(interop::cases());
     v.extend(foundation::cases());
     v.extend(transpose::cases());
     v.extend(image::cases());

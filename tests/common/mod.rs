@@ -35,9 +35,13 @@ impl Case {
 /// Seeded test data (never zero floats).
 pub use ferrotile::testing::Rng;
 
-/// Seed from the case name, so every case draws its own inputs.
+/// Seed from the case name, so every case draws its own inputs: the FNV-1a
+/// hash of the name (stable across Rust releases, unlike std's hasher).
 pub fn seed(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    h.write(name.as_bytes());
+    h.finish()
 }
 
 /// Uploads `data`, mapping the error to a string.

@@ -15,6 +15,8 @@
 #                                  GPU tests that are #[ignore]d without a GPU run too)
 #   `bench bench-NAME criterion`   criterion benches: run with --bench and the mode's options
 #   `bench bench-NAME plain`       plain programs (e.g. ladder): run with no arguments
+#   `example example-NAME`         the examples (examples/*.rs): run with no arguments after
+#                                  the tests, in every mode; each checks its own results
 #   `tool NAME`                    the CLI: `NAME tour` runs before the benches (name: tour),
 #                                  then `NAME tour --json` into logs/tour.json
 # Benches see FERROTILE_BENCH_MODE=quick|full. FERROTILE_BENCHES="ladder sgemm"
@@ -124,6 +126,10 @@ wanted() {
 
 while read -r kind name style; do
   [ "$kind" = test ] && run "$name" "$here/bin/$name" "${test_args[@]}"
+done < "$here/manifest.txt"
+
+while read -r kind name style; do
+  [ "$kind" = example ] && run "$name" "$here/bin/$name"
 done < "$here/manifest.txt"
 
 if [ "$mode" != tests ]; then

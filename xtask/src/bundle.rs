@@ -6,10 +6,12 @@
 //! ```text
 //! bin/<name>          test executables: integration test `<target>`, unit tests
 //!                     of a library `<crate>-lib`, of a binary `<bin>-bin`
+//! bin/example-<name>  the examples (`examples/*.rs`, run with no arguments)
 //! bin/bench-<name>    bench executables (`harness = false` programs)
 //! ptx/                a copy of host/ptx/
-//! manifest.txt        one line per executable: `test NAME`, or
-//!                     `bench NAME criterion|plain`, in the order run.sh runs them
+//! manifest.txt        one line per executable: `test NAME`, `example NAME`,
+//!                     `tool NAME`, or `bench NAME criterion|plain`, in the order
+//!                     run.sh runs them
 //! run.sh              the runner (xtask/assets/run.sh)
 //! ```
 
@@ -107,6 +109,23 @@ fn tool_executables(artifacts: &[Artifact]) -> Vec<Executable> {
     out
 }
 
+/// The examples (`examples/*.rs`, built as plain programs by `cargo test`):
+/// each checks its results and exits non-zero when one is wrong.
+fn example_executables(artifacts: &[Artifact]) -> Vec<Executable> {
+    let mut out = Vec::new();
+    for a in artifacts {
+        let Some(exe) = &a.executable else { continue };
+        if a.target.is_example() && !a.profile.test {
+            out.push(Executable {
+                name: format!("example-{}", a.target.name),
+                kind: "example",
+                path: exe.clone().into(),
+            });
+        }
+    }
+    out
+}
+
 /// The bench executables among `cargo bench --no-run`'s artifacts.
 fn bench_executables(artifacts: &[Artifact]) -> Vec<Executable> {
     let mut out = Vec::new();
@@ -192,14 +211,16 @@ pub fn gpu_bundle() -> Result<()> {
         artifacts::MESSAGE_FORMAT,
     ]))?;
     let mut exes = test_executables(&tests);
+    exes.extend(example_executables(&tests));
     exes.extend(tool_executables(&tests));
     exes.extend(bench_executables(&benches));
-    // Tests, then the tool, then benches, each by name: cargo reports
-    // artifacts in build order.
+    // Tests, then the examples, the tool, then benches, each by name: cargo
+    // reports artifacts in build order.
     let rank = |k: &str| match k {
         "test" => 0,
-        "tool" => 1,
-        _ => 2,
+        "example" => 1,
+        "tool" => 2,
+        _ => 3,
     };
     exes.sort_by(|a, b| (rank(a.kind), &a.name).cmp(&(rank(b.kind), &b.name)));
     if let Some(w) = exes.windows(2).find(|w| w[0].name == w[1].name) {
@@ -306,6 +327,20 @@ mod tests {
                 ("kernels".to_string(), PathBuf::from("/t/kernels-4")),
             ]
         );
+    }
+
+    #[test]
+    fn names_examples() {
+        let msgs = [
+            msg("example", "embed", false, Some("/t/embed")),
+            msg("example", "embed", true, Some("/t/embed-1")),
+            msg("bin", "ferrotile", false, Some("/t/ferrotile")),
+        ];
+        let lines: Vec<_> = example_executables(&artifacts::parse_artifacts(&msgs))
+            .iter()
+            .map(|e| (e.manifest_line(), e.path.clone()))
+            .collect();
+        assert_eq!(lines, [("example example-embed".to_string(), PathBuf::from("/t/embed"))]);
     }
 
     #[test]

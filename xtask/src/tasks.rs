@@ -54,6 +54,9 @@ pub fn ensure_components() -> Result<()> {
     }
 }
 
+/// The phases of `cargo xtask test`, for the headings.
+const PHASES: usize = 10;
+
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
 }
@@ -64,10 +67,10 @@ fn heading(step: usize, of: usize, what: &str) {
 pub fn test(extra: &[String]) -> Result<()> {
     let mut failed = Vec::new();
 
-    heading(1, 7, "toolchain components (rust-src, llvm-tools)");
+    heading(1, PHASES, "toolchain components (rust-src, llvm-tools)");
     ensure_components()?;
 
-    heading(2, 7, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
+    heading(2, PHASES, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
     match ptxas::ensure_ptxas() {
         Ok(path) => println!("ptxas: {}", path.display()),
         Err(e) => {
@@ -76,7 +79,7 @@ pub fn test(extra: &[String]) -> Result<()> {
         }
     }
 
-    heading(3, 7, "check-ptx: committed PTX up to date, ptxas report");
+    heading(3, PHASES, "check-ptx: committed PTX up to date, ptxas report");
     if failed.is_empty() {
         if let Err(e) = ptx::check() {
             eprintln!("error: {e:#}");
@@ -105,7 +108,7 @@ pub fn test(extra: &[String]) -> Result<()> {
     for (i, (phase, args)) in runs.iter().enumerate() {
         let mut cmd = util::cargo();
         cmd.args(args).args(extra);
-        heading(4 + i, 7, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
+        heading(4 + i, PHASES, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
         match run_counting(&mut cmd) {
             Ok(t) => {
                 totals.passed += t.passed;
@@ -122,12 +125,47 @@ pub fn test(extra: &[String]) -> Result<()> {
     // The API docs: every public item documented (the library crates deny
     // missing_docs), no broken link or bad HTML; their examples ran as
     // doc-tests in the first test run.
-    heading(7, 7, "RUSTDOCFLAGS=-D warnings cargo doc --no-deps --workspace --features experiments");
+    heading(7, PHASES, "RUSTDOCFLAGS=-D warnings cargo doc --no-deps --workspace --features experiments");
     let mut doc = util::cargo();
     doc.args(["doc", "--no-deps", "--workspace", "--features", "experiments"]).env("RUSTDOCFLAGS", "-D warnings");
     if let Err(e) = util::run(&mut doc) {
         eprintln!("error: {e:#}");
         failed.push("cargo doc");
+    }
+
+    heading(8, PHASES, "examples (cargo run --release --example NAME, each checks its results)");
+    match examples() {
+        Ok(names) => {
+            let mut any_failed = false;
+            for name in names {
+                let mut cmd = util::cargo();
+                cmd.args(["run", "--release", "-p", "ferrotile-cli", "--example", &name]);
+                println!("$ {}", util::show(&cmd));
+                if let Err(e) = util::run(&mut cmd) {
+                    eprintln!("error: {e:#}");
+                    any_failed = true;
+                }
+            }
+            if any_failed {
+                failed.push("examples");
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            failed.push("examples");
+        }
+    }
+
+    heading(9, PHASES, "ci/downstream: a crate outside the workspace on stable Rust");
+    if let Err(e) = downstream() {
+        eprintln!("error: {e:#}");
+        failed.push("downstream (stable)");
+    }
+
+    heading(10, PHASES, "cargo package of the public crates (no warning allowed)");
+    if let Err(e) = package() {
+        eprintln!("error: {e:#}");
+        failed.push("package");
     }
 
     // The closing line: totals of every libtest binary (`skipped` are the
@@ -147,6 +185,74 @@ pub fn test(extra: &[String]) -> Result<()> {
             failed.join(", ")
         ))
     }
+}
+
+/// The crate that uses ferrotile as an application would, from outside the
+/// workspace.
+const DOWNSTREAM: &str = "ci/downstream";
+
+/// Builds and runs `ci/downstream` with the toolchain of its own
+/// rust-toolchain.toml (stable), not ours: rustup's proxies pick the
+/// toolchain from the working directory once the variables that `cargo
+/// xtask` inherited from the pinned nightly's cargo are gone.
+fn downstream() -> Result<()> {
+    let dir = Path::new(DOWNSTREAM);
+    let toolchain = toolchain_channel(&util::read(&dir.join("rust-toolchain.toml"))?)
+        .with_context(|| format!("no channel in {DOWNSTREAM}/rust-toolchain.toml"))?;
+    let rustup = |args: &[&str]| {
+        let mut cmd = Command::new("rustup");
+        cmd.args(args).current_dir(dir);
+        for var in ["RUSTUP_TOOLCHAIN", "CARGO", "RUSTC", "RUSTDOC", "RUSTC_WRAPPER", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
+            cmd.env_remove(var);
+        }
+        cmd
+    };
+    let version = util::stdout_of(&mut rustup(&["run", &toolchain, "rustc", "--version"]))
+        .with_context(|| format!("the {toolchain} toolchain is needed (rustup toolchain install {toolchain} --profile minimal)"))?;
+    println!("{DOWNSTREAM}: {version}");
+    util::run(&mut rustup(&["run", &toolchain, "cargo", "run", "--release"]))
+}
+
+/// The `channel = "…"` of a rust-toolchain.toml.
+fn toolchain_channel(text: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(text).lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "channel").then(|| value.trim().trim_matches('"').to_string())
+    })
+}
+
+/// The crates published to crates.io.
+pub const PUBLIC_CRATES: &[&str] = &["ferrotile-kernels", "ferrotile", "ferrotile-cli"];
+
+/// `cargo package --no-verify` of [`PUBLIC_CRATES`] (their contents and
+/// metadata; `--allow-dirty`: the working tree's state is not the point):
+/// fails on any warning cargo prints (missing metadata, a target left out
+/// of the package, …). The full `cargo package` (which also builds each
+/// package from its archive) and `cargo publish --dry-run` are in README.md.
+fn package() -> Result<()> {
+    let mut cmd = util::cargo();
+    cmd.args(["package", "--no-verify", "--allow-dirty"]);
+    for krate in PUBLIC_CRATES {
+        cmd.args(["-p", krate]);
+    }
+    println!("$ {}", util::show(&cmd));
+    let out = util::output(&mut cmd)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    print!("{stderr}");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.trim_start().starts_with("warning")).collect();
+    if !warnings.is_empty() {
+        bail!("cargo package warned:\n{}", warnings.join("\n"));
+    }
+    Ok(())
+}
+
+/// The examples of the root package: `examples/*.rs`, by name.
+fn examples() -> Result<Vec<String>> {
+    Ok(util::sorted_entries(Path::new("examples"))?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect())
 }
 
 /// Sums of libtest's `test result:` lines.
@@ -206,7 +312,13 @@ fn run_counting(cmd: &mut std::process::Command) -> Result<TestTotals> {
 
 #[cfg(test)]
 mod totals_tests {
-    use super::TestTotals;
+    use super::{TestTotals, toolchain_channel};
+
+    #[test]
+    fn reads_the_toolchain_channel() {
+        assert_eq!(toolchain_channel(b"[toolchain]\nchannel = \"stable\"\nprofile = \"minimal\"\n").as_deref(), Some("stable"));
+        assert_eq!(toolchain_channel(b"[toolchain]\n"), None);
+    }
 
     #[test]
     fn sums_libtest_result_lines() {

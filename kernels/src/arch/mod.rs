@@ -28,6 +28,7 @@ pub mod emu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu::device::*;
 
+pub mod simd;
 pub mod sm80;
 pub use sm80::*;
 pub mod sm90;

@@ -3,7 +3,7 @@
 //! rounded half up ([`div_round_half_up`]). Pixels outside the image are
 //! not averaged: at radius 1 a corner averages 4 of 9, an edge pixel 6 of 9.
 
-use core::simd::u32x4;
+use crate::arch::simd::u32x4;
 
 use super::index::{
     blur_count, byte_rows, div_round_half_up, div_round_magic, fast_hsum_layout, fast_in_layout, fast_supports,

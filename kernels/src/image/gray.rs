@@ -1,6 +1,6 @@
 //! RGB → grayscale: the PMPP kernel, then the bandwidth rung.
 
-use core::simd::u32x4;
+use crate::arch::simd::u32x4;
 
 use super::index::{gray_chunk_in, gray_chunk_out, gray_of, pixel_layout, GRAY_VEC_PIXELS};
 use crate::arch::{global_row, global_x, Global};

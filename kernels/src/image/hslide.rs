@@ -11,7 +11,7 @@
 //! the rounded mean: the low lane is one mask and one multiply, the high
 //! lane one multiply-high ([`div_round_hi_lane`]) with no shift.
 
-use core::simd::u32x4;
+use crate::arch::simd::u32x4;
 
 use super::index::{
     byte_rows, full_count, hslide_alternates, hslide_blocks_per_sm, hslide_prefetch, hslide_prologue_rows, hslide_ring, hsum_byte, hsum_lane,

@@ -10,7 +10,7 @@
 //! thread's own halo loads (one more word or vector on each side, mostly
 //! L1 hits: the neighbouring threads load the same lines).
 
-use core::simd::{u32x2, u32x4};
+use crate::arch::simd::{u32x2, u32x4};
 
 use super::index::{
     byte_rows, div_round_half_up, full_count, hsum_lane, magic24, magic24_addend, packed_pair, slide_edge_lane,

@@ -35,7 +35,7 @@
 //! of one strip are consecutive ([`win_block`]), so neighbouring bands
 //! read their shared halo bytes together too.
 
-use core::simd::{u32x2, u32x4};
+use crate::arch::simd::{u32x2, u32x4};
 
 use super::index::{
     div_round_half_up, div_round_magic_shift, full_count, slide_strip_reads, slide_strip_row, slide_strip_upward, slide_strip_walk,

@@ -1,7 +1,7 @@
 //! The vectorised rung: 16-byte global accesses, 4 × 4 transposes in
 //! registers, XOR-swizzled shared tile.
 
-use core::simd::f32x4;
+use crate::arch::simd::f32x4;
 
 use super::index::{self as ix, input_layout, output_layout, VecTile, VEC};
 use crate::arch::{block_idx_x, block_row, dynamic_shared, sync_threads, thread_idx_x, Global};

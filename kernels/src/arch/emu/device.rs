@@ -415,7 +415,7 @@ pub fn cp_async_wait_group(n: u32) {
 /// device.
 #[inline]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
-    core::f32::math::mul_add(a, b, c)
+    f32::mul_add(a, b, c)
 }
 
 /// `2^x` (`ex2.approx.ftz.f32` on the device, within about 2 ulp of the

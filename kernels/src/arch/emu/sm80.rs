@@ -118,7 +118,7 @@ pub(crate) fn mma_exchange(op: WarpOp, input: &[Regs; WARP], out: &mut [Regs; WA
             let (r, n) = mma_m16n8_c(l, i);
             let mut d = c[r][n];
             for k in 0..k_len {
-                d = core::f32::math::mul_add(a[r][k], b[k][n], d);
+                d = f32::mul_add(a[r][k], b[k][n], d);
             }
             *reg = d.to_bits();
         }

@@ -369,7 +369,7 @@ fn wgmma<const R: usize>(ty: Ty, ta: bool, tb: bool, acc: &mut [u32; R], desc_a:
                 debug_assert_eq!(d_fragment(tw, reg as u32), (rows[h], col));
                 let mut v = if scale_d { f32::from_bits(acc[reg]) } else { 0.0 };
                 for k in 0..WGMMA_K16 as usize {
-                    v = core::f32::math::mul_add(arow[k], bcol[k], v);
+                    v = f32::mul_add(arow[k], bcol[k], v);
                 }
                 acc[reg] = v.to_bits();
             }

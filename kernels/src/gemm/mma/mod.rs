@@ -35,7 +35,7 @@ pub mod stage;
 
 pub use stage::*;
 
-use core::simd::{f32x2, f32x4, u32x2};
+use crate::arch::simd::{f32x2, f32x4, u32x2};
 
 use self::index::{a_rows, a_rows_tf32, a_trans_rows, b_rows, b_trans_rows, b_trans_rows_tf32, block_tile, copy_passes, EpilogueTile, SmemTile};
 use super::GemmParams;

@@ -33,7 +33,7 @@
 //! Preconditions (checked by the host): `lda`, `ldb`, `ldc` are multiples
 //! of 4 and the buffers are 16-byte aligned (device allocations are).
 
-use core::simd::f32x4;
+use crate::arch::simd::f32x4;
 
 use super::index::{
     a_tile_t, b_tile, block_origin, clamp_row, clamp_vec_col, edge_full_k_tiles, split_k_slice_offset, split_k_tiles, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config, SmemTile,

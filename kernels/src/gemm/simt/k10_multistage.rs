@@ -51,7 +51,7 @@
 //! than cuBLAS's (dispatch stalls, MIO throttling around the `LDGSTS`
 //! and ptxas's three predicated-off `LDS` before each).
 
-use core::simd::{f32x2, f32x4};
+use crate::arch::simd::{f32x2, f32x4};
 
 use super::index::{
     a_tile_rows, b_tile, block_origin, chunk_bytes, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config,

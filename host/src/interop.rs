@@ -1,0 +1,192 @@
+//! Zero-copy interop with the application's CUDA memory: `cudarc` device
+//! slices in and out ([`Buffer::from_cudarc`], [`Buffer::into_cudarc`]),
+//! raw device pointers for everything else
+//! ([`Buffer::from_raw_device_ptr`], [`Buffer::raw_device_ptr`]), and the
+//! cudarc context and stream a ferrotile [`Context`] runs on.
+//!
+//! Ordering: every operation of a ferrotile context is enqueued, in order,
+//! on one stream ([`Context::cudarc_stream`]). Memory that arrives from
+//! another stream is ordered after that stream's pending work without a
+//! host synchronisation (an event), and memory that goes back is ordered
+//! before that stream's later work the same way; what the application does
+//! on any *other* stream it orders itself (`CudaStream::join`).
+//!
+//! The `cudarc` crate is re-exported as [`crate::cudarc`]: use that version
+//! (its types are the ones these functions take and return).
+
+use std::sync::Arc;
+
+use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream};
+
+use crate::backend::{driver, Inner, Ownership, Storage};
+use crate::{Buffer, Context, Element, Error, Result};
+
+impl Context {
+    /// The cudarc context this CUDA context runs on (`None` on the
+    /// emulator): the device's primary context, shared with every other
+    /// context on the device.
+    pub fn cudarc_context(&self) -> Option<&Arc<CudaContext>> {
+        match &*self.inner {
+            Inner::Cuda(c) => Some(&c.ctx),
+            Inner::Emulator => None,
+        }
+    }
+
+    /// The stream every operation of this context is enqueued on, in order
+    /// (`None` on the emulator). Order the application's own streams
+    /// against it with `CudaStream::join`: for example
+    /// `app_stream.join(ctx.cudarc_stream().unwrap())` before reading a
+    /// result on `app_stream` without [`Context::synchronize`].
+    pub fn cudarc_stream(&self) -> Option<&Arc<CudaStream>> {
+        match &*self.inner {
+            Inner::Cuda(c) => Some(&c.stream),
+            Inner::Emulator => None,
+        }
+    }
+}
+
+/// Whether two cudarc contexts are the same CUDA context (the same primary
+/// context of one device, whichever `Arc` holds it).
+fn same_cuda_context(a: &CudaContext, b: &CudaContext) -> bool {
+    a.cu_ctx() == b.cu_ctx()
+}
+
+impl<T: Element> Buffer<T> {
+    /// Takes a cudarc device slice as a buffer of `ctx`, without copying.
+    ///
+    /// The slice must live in `ctx`'s CUDA context (the same device's
+    /// primary context: a `CudaContext::new(ordinal)` of the application on
+    /// that device qualifies). Work already enqueued on the slice's stream
+    /// (`slice.stream()`) finishes before any ferrotile operation on the
+    /// buffer starts (an event, no host wait). The buffer owns the memory:
+    /// dropping it frees the slice on the slice's stream after ferrotile's
+    /// work; [`Buffer::into_cudarc`] gives it back.
+    ///
+    /// Errors, with the slice handed back: `ctx` is the emulator
+    /// ([`Error::BadArgument`] naming `ctx`); the slice belongs to another
+    /// CUDA context (`slice`); the driver refuses the event (`Driver`).
+    pub fn from_cudarc(ctx: &Context, slice: CudaSlice<T>) -> std::result::Result<Self, (Error, CudaSlice<T>)> {
+        let c = match &*ctx.inner {
+            Inner::Cuda(c) => c,
+            Inner::Emulator => {
+                let e = Error::BadArgument { arg: "ctx", detail: "the emulator has no CUDA memory: a cudarc slice needs a CUDA context".into() };
+                return Err((e, slice));
+            }
+        };
+        if !same_cuda_context(slice.context(), &c.ctx) {
+            let detail = format!("the slice lives in another CUDA context (device {}) than this context's (device {})", slice.ordinal(), c.ctx.ordinal());
+            return Err((Error::BadArgument { arg: "slice", detail }, slice));
+        }
+        if !Arc::ptr_eq(slice.stream(), &c.stream) {
+            if let Err(e) = c.stream.join(slice.stream()) {
+                return Err((driver("ordering after the slice's stream")(e), slice));
+            }
+        }
+        let len = slice.len();
+        Ok(Buffer::cuda_with(slice, len, &c.stream, &ctx.inner, Ownership::Owned))
+    }
+
+    /// Gives the buffer's memory back as a cudarc slice, without copying.
+    ///
+    /// The slice's stream (`slice.stream()`: [`Context::cudarc_stream`]
+    /// for memory ferrotile allocated, the original stream for memory from
+    /// [`Buffer::from_cudarc`]) is ordered after every ferrotile operation
+    /// enqueued so far; other streams must be ordered by the caller.
+    ///
+    /// `Err(self)` when the buffer does not own CUDA memory: an emulator
+    /// buffer, or one made by [`Buffer::from_raw_device_ptr`].
+    pub fn into_cudarc(mut self) -> std::result::Result<CudaSlice<T>, Self> {
+        let Storage::Cuda { slice, stream, ownership, .. } = &mut self.storage else {
+            return Err(self);
+        };
+        if *ownership != Ownership::Owned {
+            return Err(self);
+        }
+        if !Arc::ptr_eq(slice.stream(), stream) {
+            // The event is best effort only in the sense that a failing
+            // driver fails every later call too; record nothing else.
+            let _ = slice.stream().join(stream);
+        }
+        *ownership = Ownership::Released;
+        // SAFETY: taken once; `Released` keeps `Drop` away from it.
+        Ok(unsafe { std::mem::ManuallyDrop::take(slice) })
+    }
+
+    /// Wraps `len` elements of device memory at `ptr`, owned by the
+    /// application, as a buffer of `ctx`, without copying. Dropping the
+    /// buffer does not free the memory.
+    ///
+    /// Checked (nothing else happens on failure): `ctx` is a CUDA context;
+    /// `ptr` is aligned for `T`; the driver knows `ptr` as memory of
+    /// `ctx`'s device and the allocation holding it reaches at least
+    /// `len` elements past it.
+    ///
+    /// # Safety
+    /// * The memory stays allocated, and is not used for anything else,
+    ///   until the buffer is dropped **and** the work ferrotile enqueued on
+    ///   it has finished ([`Context::synchronize`], or an event on
+    ///   [`Context::cudarc_stream`] that the freeing stream waits for).
+    /// * Work of other streams that writes the memory has finished, or is
+    ///   ordered before [`Context::cudarc_stream`], before the buffer is
+    ///   used; nothing else writes it while ferrotile may read or write it.
+    /// * The bits are valid values of `T` (every bit pattern is, for the
+    ///   element types ferrotile has).
+    pub unsafe fn from_raw_device_ptr(ctx: &Context, ptr: sys::CUdeviceptr, len: usize) -> Result<Self> {
+        let c = match &*ctx.inner {
+            Inner::Cuda(c) => c,
+            Inner::Emulator => {
+                return Err(Error::BadArgument { arg: "ctx", detail: "the emulator has no CUDA memory: a device pointer needs a CUDA context".into() });
+            }
+        };
+        if ptr % std::mem::align_of::<T>() as u64 != 0 {
+            return Err(Error::BadArgument { arg: "ptr", detail: format!("{ptr:#x} is not aligned for {}", std::any::type_name::<T>()) });
+        }
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::BadArgument { arg: "len", detail: format!("{len} elements overflow the address space") })?;
+        c.ctx.bind_to_thread().map_err(driver("binding the context"))?;
+        let (ordinal, start, size) = pointer_range(ptr).map_err(|e| Error::BadArgument { arg: "ptr", detail: format!("{ptr:#x} is not device memory the driver knows ({e:?})") })?;
+        if ordinal != c.ctx.ordinal() {
+            return Err(Error::BadArgument { arg: "ptr", detail: format!("{ptr:#x} is memory of device {ordinal}, not of this context's device {}", c.ctx.ordinal()) });
+        }
+        let available = (start + size).saturating_sub(ptr) as usize;
+        if bytes > available {
+            return Err(Error::LengthMismatch { arg: "len", expected: available / std::mem::size_of::<T>().max(1), actual: len });
+        }
+        // SAFETY: the range is inside one allocation of this device (checked
+        // above); the caller keeps it alive and its bits valid (this
+        // function's contract); the slice is leaked, never freed.
+        let slice = unsafe { c.stream.upgrade_device_ptr::<T>(ptr, len) };
+        Ok(Buffer::cuda_with(slice, len, &c.stream, &ctx.inner, Ownership::Borrowed))
+    }
+
+    /// The device address of a CUDA buffer (`None` on the emulator), for
+    /// passing it to other CUDA code. It is valid while the buffer lives;
+    /// order that code after [`Context::cudarc_stream`].
+    pub fn raw_device_ptr(&self) -> Option<sys::CUdeviceptr> {
+        match &self.storage {
+            Storage::Cuda { ptr, .. } => Some(*ptr),
+            Storage::Host { .. } => None,
+        }
+    }
+}
+
+/// The device ordinal, start and size of the allocation holding `ptr`
+/// (`cuPointerGetAttribute`).
+fn pointer_range(ptr: sys::CUdeviceptr) -> std::result::Result<(usize, u64, u64), sys::CUresult> {
+    use sys::CUpointer_attribute as A;
+    let mut ordinal: i32 = -1;
+    let mut start: sys::CUdeviceptr = 0;
+    let mut size: usize = 0;
+    for (attr, out) in [
+        (A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, &mut ordinal as *mut i32 as *mut std::ffi::c_void),
+        (A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, &mut start as *mut sys::CUdeviceptr as *mut std::ffi::c_void),
+        (A::CU_POINTER_ATTRIBUTE_RANGE_SIZE, &mut size as *mut usize as *mut std::ffi::c_void),
+    ] {
+        // SAFETY: each attribute writes one value of the type `out` points
+        // to (int, CUdeviceptr, size_t), per the driver API.
+        let r = unsafe { sys::cuPointerGetAttribute(out, attr, ptr) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(r);
+        }
+    }
+    Ok((ordinal.max(0) as usize, start, size as u64))
+}
