@@ -140,7 +140,7 @@ pub enum GemmVariant {
     /// staged, skinny and deep products split along `k`: the table in
     /// the [module docs](self)); for bf16 and f16 on a Hopper GPU
     /// (compute capability 9.0), the wgmma tile; otherwise for bf16, f16
-    /// and tf32 the tensor-core tile from [`MmaTile::auto`].
+    /// and tf32 the tensor-core tile that suits the shape (`MmaTile`).
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,
