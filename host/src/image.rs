@@ -339,14 +339,14 @@ impl BlurVariant {
     }
 
     /// The rung [`blur`] runs for a `width`-pixel image of `channels` at
-    /// `radius`: the fastest older rung that handles the case (the
-    /// sliding-sum rungs reach most of a copy's bandwidth at small radii
-    /// on the widths they take), else the window rung (every width, 1–4
-    /// channels, radius 1 to [`WINDOW_MAX_RADIUS`]; on an H100 it runs at
-    /// about a fifth of a copy, still far ahead of the naive rung), else
-    /// the naive one. Measured ratios: `BENCHMARKS.md`.
+    /// `radius`: the sliding-sum rungs where they apply (small radii on
+    /// the widths they take: most of a copy's bandwidth), else the window
+    /// rung (every width, 1–4 channels, radius 1 to [`WINDOW_MAX_RADIUS`];
+    /// slower than the sliding sums but far ahead of the tiled and fast
+    /// rungs, whose cost grows with the radius), else the older rungs,
+    /// else the naive one. Measured ratios: `BENCHMARKS.md`.
     pub fn best(width: usize, channels: usize, radius: u32) -> BlurVariant {
-        [BlurVariant::SlidingSums, BlurVariant::Sliding, BlurVariant::Fast, BlurVariant::Tiled, BlurVariant::Window]
+        [BlurVariant::SlidingSums, BlurVariant::Sliding, BlurVariant::Window, BlurVariant::Fast, BlurVariant::Tiled]
             .into_iter()
             .find(|v| v.supports(width, channels, radius))
             .unwrap_or(BlurVariant::Naive)
