@@ -125,26 +125,29 @@ fn matches_kernel(k: MmaKernel, t: MmaTile, input: usize, (ta, tb): (bool, bool)
 /// `BadArgument { arg: "variant" }` listing what the tile has.
 pub(super) fn kernel_for(t: MmaTile, input: usize, output: usize, (ta, tb): (bool, bool)) -> Result<MmaKernel> {
     let found = MmaKernel::ALL.iter().copied().find(|&k| matches_kernel(k, t, input, (ta, tb)) && k.config().output == output);
-    found.ok_or_else(|| Error::BadArgument {
-        arg: "variant",
-        detail: format!(
-            "`{}` has no kernel for {} inputs, {} output, A {}, B {}; it has: {}",
-            t.name(),
-            kind_name(input),
-            kind_name(output),
-            if ta { "transposed" } else { "row-major" },
-            if tb { "transposed" } else { "row-major" },
-            t.kernels().map(|k| k.name()).collect::<Vec<_>>().join(", ")
-        ),
-    })
+    found.ok_or_else(|| no_kernel(t.name(), input, output, (ta, tb), t.kernels().map(|k| k.name())))
 }
 
-fn kind_name(kind: usize) -> &'static str {
-    match kind {
-        F32 => "f32 (tf32)",
+/// `BadArgument { arg: "variant" }`: tile `tile` has no kernel for these
+/// types and orientation; the message lists the kernels it has.
+pub(super) fn no_kernel<'a>(tile: &str, input: usize, output: usize, (ta, tb): (bool, bool), has: impl Iterator<Item = &'a str>) -> Error {
+    let kind_name = |kind: usize| match kind {
+        F32 => "f32",
         BF16 => "bf16",
         F16_KIND => "f16",
         _ => "?",
+    };
+    Error::BadArgument {
+        arg: "variant",
+        detail: format!(
+            "`{tile}` has no kernel for {}{} inputs, {} output, A {}, B {}; it has: {}",
+            kind_name(input),
+            if input == F32 { " (tf32)" } else { "" },
+            kind_name(output),
+            if ta { "transposed" } else { "row-major" },
+            if tb { "transposed" } else { "row-major" },
+            has.collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
@@ -241,6 +244,18 @@ pub(super) struct Stored {
     pub(super) stride: usize,
 }
 
+impl Stored {
+    /// `A` and `B` of `p` as stored, `A` transposed (`k × m`) when `ta`,
+    /// `B` (`n × k`) when `tb`.
+    pub(super) fn operands(p: &Problem, (ta, tb): (bool, bool)) -> [Stored; 2] {
+        let (m, n, k) = (p.g.m as usize, p.g.n as usize, p.g.k as usize);
+        [
+            Stored { rows: if ta { k } else { m }, cols: if ta { m } else { k }, ld: p.g.lda as usize, stride: p.strides[0] },
+            Stored { rows: if tb { n } else { k }, cols: if tb { k } else { n }, ld: p.g.ldb as usize, stride: p.strides[1] },
+        ]
+    }
+}
+
 /// Runs the tensor-core kernel of `tile` on `p` (types `I` → `O`, checked
 /// by the caller): operands whose rows do not start 16-byte aligned are
 /// staged into aligned copies first, large batches go in parts.
@@ -258,9 +273,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
 ) -> Result<()> {
     let kernel = kernel_for(tile, I::KIND, O::KIND, kernel_orientation(I::KIND, (ta, tb)))?;
     let g = p.g;
-    let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
-    let sa = Stored { rows: if ta { kk } else { m }, cols: if ta { m } else { kk }, ld: g.lda as usize, stride: p.strides[0] };
-    let sb = Stored { rows: if tb { n } else { kk }, cols: if tb { kk } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let [sa, sb] = Stored::operands(p, (ta, tb));
     // tf32 kernels read `A` m-major and `B` n-major (`ldmatrix` cannot
     // transpose 32-bit elements): the other orientation is staged
     // transposed.

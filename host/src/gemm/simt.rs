@@ -240,9 +240,8 @@ pub(super) fn run_any(
     c: &mut Buffer<f32>,
 ) -> Result<()> {
     let g = p.g;
-    let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
-    let sa = Stored { rows: if ta { k } else { m }, cols: if ta { m } else { k }, ld: g.lda as usize, stride: p.strides[0] };
-    let sb = Stored { rows: if tb { n } else { k }, cols: if tb { k } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let (m, n) = (g.m as usize, g.n as usize);
+    let [sa, sb] = Stored::operands(p, (ta, tb));
     let staged_a = stage_operand(ctx, a, sa, p.batch, ta)?;
     let staged_b = stage_operand(ctx, b, sb, p.batch, tb)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));

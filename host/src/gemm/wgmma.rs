@@ -11,7 +11,7 @@ use k::arch::sm90::{EmuTensorMap, TensorMap};
 use k::gemm::mma::{Dt, BF16, F16_KIND, F32};
 use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 
-use super::mma::{stage, typed, HostElem, Stored};
+use super::mma::{no_kernel, stage, typed, HostElem, Stored};
 use super::{Activation, GemmElement, GemmParams, Problem};
 use crate::launch::{Absent, TensorMaps};
 use k::gemm::mma::{split_k_config, SplitKParams};
@@ -90,27 +90,7 @@ pub(super) fn kernel_for(t: WgmmaTile, input: usize, output: usize, (ta, tb): (b
         let c = k.config();
         (c.input, c.output, c.ta, c.tb) == (input, output, ta, tb)
     });
-    found.ok_or_else(|| Error::BadArgument {
-        arg: "variant",
-        detail: format!(
-            "`{}` has no kernel for {} inputs, {} output, A {}, B {}; it has: {}",
-            t.name(),
-            kind_name(input),
-            kind_name(output),
-            if ta { "transposed" } else { "row-major" },
-            if tb { "transposed" } else { "row-major" },
-            t.kernels().map(|k| k.name()).collect::<Vec<_>>().join(", ")
-        ),
-    })
-}
-
-fn kind_name(kind: usize) -> &'static str {
-    match kind {
-        F32 => "f32",
-        BF16 => "bf16",
-        F16_KIND => "f16",
-        _ => "?",
-    }
+    found.ok_or_else(|| no_kernel(t.name(), input, output, (ta, tb), t.kernels().map(|k| k.name())))
 }
 
 /// Whether `ctx` can run the wgmma kernels: a GPU of compute capability
@@ -254,8 +234,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let config = kernel.config();
     let g = p.g;
     let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
-    let sa = Stored { rows: if ta { kk } else { m }, cols: if ta { m } else { kk }, ld: g.lda as usize, stride: p.strides[0] };
-    let sb = Stored { rows: if tb { n } else { kk }, cols: if tb { kk } else { n }, ld: g.ldb as usize, stride: p.strides[1] };
+    let [sa, sb] = Stored::operands(p, (ta, tb));
     let staged_a = stage(ctx, a, sa, p.batch, false)?;
     let staged_b = stage(ctx, b, sb, p.batch, false)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
