@@ -26,7 +26,7 @@ pub use results::Record;
 // ---------------------------------------------------------------------------
 
 /// The records of JSON-lines files, in order; a later record of the same
-/// family, kernel, shape, dtype, GPU and ceiling replaces an earlier one
+/// family, kernel (Auto's rows as one), shape, dtype, GPU and ceiling replaces an earlier one
 /// (so a later run given later wins, and an earlier one fills what it
 /// lacks).
 pub fn read_records(files: &[PathBuf]) -> Result<Vec<Record>> {
@@ -36,8 +36,11 @@ pub fn read_records(files: &[PathBuf]) -> Result<Vec<Record>> {
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let r: Record =
                 serde_json::from_str(line).with_context(|| format!("{}:{}: not a result record", f.display(), i + 1))?;
+            // Auto's rows are one row whatever kernel it resolved to (a
+            // later run's pick replaces an earlier run's).
             let key = |x: &Record| {
-                (x.family.clone(), x.kernel.clone(), x.shape.clone(), x.dtype.clone(), x.gpu.clone(), x.ceiling.clone())
+                let kernel = if x.kernel.starts_with("auto (") { "auto".to_string() } else { x.kernel.clone() };
+                (x.family.clone(), kernel, x.shape.clone(), x.dtype.clone(), x.gpu.clone(), x.ceiling.clone())
             };
             match out.iter_mut().find(|x| key(x) == key(&r)) {
                 Some(x) => *x = r,
