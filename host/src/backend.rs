@@ -132,7 +132,9 @@ pub(crate) struct Cuda {
     pub(crate) stream: Arc<CudaStream>,
     /// The loaded modules, each with the names of its kernels.
     modules: Vec<(Arc<CudaModule>, std::collections::HashSet<String>)>,
-    functions: Mutex<HashMap<&'static str, Arc<CudaFunction>>>,
+    /// Loaded functions, each with the dynamic shared-memory limit it has
+    /// been raised to (bytes; 0 while at the default 48 KiB).
+    functions: Mutex<HashMap<&'static str, (Arc<CudaFunction>, u32)>>,
     pub(crate) info: DeviceInfo,
 }
 
@@ -379,33 +381,36 @@ impl Context {
 
     /// The loaded function `name`; raises its dynamic shared-memory limit
     /// when a launch asks for more than the default 48 KiB.
+    ///
+    /// The limit only ever goes up: threads sharing the context launch the
+    /// same function with different shared sizes after the lock is
+    /// released, and lowering the limit for one would make another's
+    /// launch (already past this point, asking for more) fail.
     pub(crate) fn cuda_function(&self, name: &'static str, shared_bytes: u32) -> Result<(Arc<CudaFunction>, &Cuda)> {
         let Inner::Cuda(c) = &*self.inner else { unreachable!("cuda_function on the emulator") };
         let mut fs = c.functions.lock().unwrap_or_else(|e| e.into_inner());
-        let f = match fs.get(name) {
-            Some(f) => f.clone(),
-            None => {
-                // Only the module that has the kernel is asked: a failed
-                // lookup is an API error that compute-sanitizer reports.
-                let module = c.modules.iter().find(|(_, names)| names.contains(name));
-                let found = module.and_then(|(m, _)| m.load_function(name).ok());
-                let f = Arc::new(found.ok_or_else(|| Error::Launch {
-                    kernel: name,
-                    detail: "not in the PTX modules; rebuild with `cargo xtask build-ptx`".into(),
-                })?);
-                fs.insert(name, f.clone());
-                f
-            }
-        };
-        if shared_bytes > 48 * 1024 {
+        if !fs.contains_key(name) {
+            // Only the module that has the kernel is asked: a failed
+            // lookup is an API error that compute-sanitizer reports.
+            let module = c.modules.iter().find(|(_, names)| names.contains(name));
+            let found = module.and_then(|(m, _)| m.load_function(name).ok());
+            let f = Arc::new(found.ok_or_else(|| Error::Launch {
+                kernel: name,
+                detail: "not in the PTX modules; rebuild with `cargo xtask build-ptx`".into(),
+            })?);
+            fs.insert(name, (f, 0));
+        }
+        let (f, raised) = fs.get_mut(name).expect("inserted above");
+        if shared_bytes > 48 * 1024 && shared_bytes > *raised {
             // Within the device's limit: checked by `check_launch`.
             f.set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 shared_bytes as i32,
             )
             .map_err(driver("raising the shared-memory limit"))?;
+            *raised = shared_bytes;
         }
-        Ok((f, c))
+        Ok((f.clone(), c))
     }
 
     /// Checks a launch configuration against the limits of the device (or
