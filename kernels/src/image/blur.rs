@@ -295,7 +295,7 @@ kernel! {
     /// down two rows per thread on packed u16 pairs, a constant divisor for
     /// interior chunks (multiply-high), one 16-byte store. Per pixel about a
     /// dozen instructions instead of the tiled rung's `(2r + 1)²` loads and
-    /// adds: expected ≥ 80% of copy bandwidth at radius 1–3.
+    /// adds: expected near copy bandwidth at radius 1–3.
     pub fn blur_fast_gray_r1(input: Global<u8>, output: Global<u8>, p: ImageParams) {
         blur_fast_body::<1, 1>(input, output, p)
     }

@@ -32,8 +32,8 @@ kernel! {
     /// because 48 is a multiple of 16) and one 16-byte store per thread,
     /// instead of four one-byte accesses per pixel. The last, partial chunk
     /// takes a scalar path. Expected: the loads and stores of a warp cover
-    /// whole contiguous sectors, so it runs at copy bandwidth (target ≥ 90%
-    /// of a device-to-device copy moving the same 4 bytes per pixel).
+    /// whole contiguous sectors, so it runs at the bandwidth of a
+    /// device-to-device copy moving the same 4 bytes per pixel.
     pub fn rgb_to_gray_vec16(rgb: Global<u8>, gray: Global<u8>, pixels: u32) {
         let t = global_x();
         let first = t as u64 * GRAY_VEC_PIXELS as u64;

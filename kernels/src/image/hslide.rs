@@ -325,14 +325,11 @@ kernel! {
     /// strips, edge warps and prefetch as `blur_slide_*`; launch bounds
     /// pin 6 blocks per SM (`hslide_blocks_per_sm`), and the default strips
     /// fill whole waves of them (`hslide_default_strip_rows`). Expected:
-    /// about 20% fewer instructions per row (116 against ~145 for
-    /// `blur_slide_gray_r1`, whose integer pipe is the limit), more at
-    /// larger halos (RGB). Measured on an H200 at 8192² (% of copy, same
-    /// run): 89.3 against 83.5 at strip 16 (first run); 83.0 against 79.5
-    /// (second run, 3 waves of 14-row strips). Radius 2 / 3: 83.0 / 75.4
-    /// against 73.2 / 74.3 (first run, strip 16); 78.8 / 72.8 against
-    /// 69.7 / 69.6 (second run, 3 waves). Neighbouring strips walk in
-    /// opposite directions ([`slide_strip_upward`]), so the halo rows two
+    /// fewer instructions per row than `blur_slide_gray_r1` (whose integer
+    /// pipe is the limit), more so at larger halos (RGB); measured faster
+    /// than `blur_slide_*` in every run (HISTORY.md, the blur rounds).
+    /// Neighbouring strips walk in opposite directions
+    /// ([`slide_strip_upward`]), so the halo rows two
     /// threads share are read by both at about the same time and the
     /// second read hits L2: at radius 3 the kernel read 68 MB from DRAM
     /// instead of 74 (64 MB image), 54 µs instead of 58 under ncu. Measured
@@ -391,15 +388,9 @@ kernel! {
 /// Benchmark experiments of the horizontal-first sliding blur: other
 /// prefetch depths (`_p<D>`) than the default kernels. (A gray radius-3
 /// kernel at 6 blocks per SM with 2 rows ahead, `_lb6`, was measured too
-/// and removed: slower in every run, 74.6–78.1% against 80.3–83.4% on an
-/// H100, and it spilled once the strips learned to walk upwards.)
-/// Measured (H200, 8192², % of copy): first run, strip 16: 2 rows ahead
-/// 87.3 / 81.9 / 72.3 gray, RGB radius 1 83.9 (4 rows: 89.3 / 83.0 /
-/// 75.4, 88.5), gray radius 3 at 6 blocks with 2 rows 74.4; second run,
-/// 2-wave strips: 2 rows ahead 73.9 / 72.5 / 69.0 gray (4 rows: 75.4 /
-/// 71.2 / 70.4), RGB radius 1 74.1 (73.4), RGB radius 3 without launch
-/// bounds (4 blocks per SM) 49.1 (60.7 at 5), gray radius 3 at 6 blocks
-/// 68.2. None beat the defaults. `_down`: every strip walks down, as all
+/// and removed: slower in every run, and it spilled once the strips
+/// learned to walk upwards.) Measured against the defaults in several runs
+/// (HISTORY.md): none beat them. `_down`: every strip walks down, as all
 /// did before neighbouring strips alternated; `_serial`: the ring's first
 /// rows loaded and summed one by one, as before they were loaded together
 /// (see [`blur_hslide_gray_r1`] for both).

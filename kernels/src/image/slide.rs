@@ -400,8 +400,8 @@ kernel! {
     /// their threads run in warps of their own with per-byte multipliers,
     /// and only the first and last R rows of the image divide in general.
     /// Expected: about 9 instructions per pixel and no barrier, so the
-    /// kernel streams near copy speed. Measured on an H200 at 8192²: 81% of
-    /// copy (74% at radius 2 and 3), against 56% for `blur_fast_gray_r1`.
+    /// kernel streams near copy speed; measured well ahead of
+    /// `blur_fast_gray_r1` (HISTORY.md).
     pub fn blur_slide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
         blur_slide_body::<1, 1, { slide_prefetch(1, 1) }>(input, output, p)
     }

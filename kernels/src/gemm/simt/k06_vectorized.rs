@@ -16,7 +16,7 @@ tiled_kernel! {
     /// strided scalars; `B` likewise. Interior blocks run without bounds
     /// checks; the `C` epilogue is float4 too. Left over: the transposed
     /// store of `A` and the float4 reads of `B` are 2-way bank conflicts
-    /// (see the index tests). Expected: ~1.3× rung 5, ~70% of cuBLAS (the
-    /// design note measured 71% for this kernel on an H200).
+    /// (see the index tests). Expected: a large step over rung 5 (measured
+    /// ratios: BENCHMARKS.md).
     sgemm_vectorized = VECTORIZED
 }

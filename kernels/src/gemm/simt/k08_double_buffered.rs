@@ -10,7 +10,7 @@ tiled_kernel! {
     /// loads of tile `k + 1` are issued before the FMAs of tile `k` (their
     /// latency hides behind 512 FMAs per thread), stored into the other
     /// stage afterwards, and a single barrier per tile replaces two.
-    /// Expected: +5–15% over rung 7 (fewer stalls on `ld.global` and
+    /// Expected: a step over rung 7 (fewer stalls on `ld.global` and
     /// barriers), at the cost of 16 KiB shared memory and ~8 registers.
     sgemm_double_buffered = DOUBLE_BUFFERED
 }

@@ -39,14 +39,11 @@
 //! Preconditions (checked by the host): `lda`, `ldb`, `ldc` are multiples
 //! of 4 and the buffers are 16-byte aligned.
 //!
-//! Measured (NVIDIA H200, driver 580.159.04, 2026-11-22, cuBLAS in the
-//! same run): this rung does not beat rung 9. Best configuration
-//! `sgemm_multistage_256x128x8_s3` at 88% of cuBLAS (4096³ and 8192³)
-//! against rung 9's `sgemm_warptile_128x128x8_w32x64_lb2` at 93–94%; the
-//! 128 × 256 orientation 72%; rung 9's compute loop fed by element-wise
-//! copies ([`MultistageT`]) 81%. So the ladder's top stays rung 9 and the
-//! autotune table does not pick rung 10; the kernels stay for comparison
-//! in the benchmark. What ncu shows (4096³): the pipeline is not the
+//! Measured against cuBLAS in the same run (numbers: BENCHMARKS.md and
+//! docs/benchmarks/HISTORY.md, "SGEMM round 3"): no configuration of this
+//! rung, [`MultistageT`] included, beats rung 9, so the ladder's top stays
+//! rung 9 and the autotune table does not pick rung 10; the kernels stay
+//! for comparison in the benchmark. What ncu shows (4096³): the pipeline is not the
 //! problem (few long-scoreboard stalls); the compute loop issues slower
 //! than cuBLAS's (dispatch stalls, MIO throttling around the `LDGSTS`
 //! and ptxas's three predicated-off `LDS` before each).
@@ -522,8 +519,8 @@ crate::simt_multistage_table!(variant_family);
 /// shared memory by element-wise copies.
 ///
 /// The configurations above store `A` as `(BM, BK)` and read it along
-/// `k`; measured on an H200 they lose to rung 9 (82–88% of cuBLAS against
-/// 93%), with more dispatch stalls in their compute loop. This variant
+/// `k`; measured, they lose to rung 9 (HISTORY.md), with more dispatch
+/// stalls in their compute loop. This variant
 /// keeps rung 9's compute loop and shared layouts (`A` as `(BK, BM)`, warp
 /// tiling, [`Tiling`]) and only replaces its register-staged loads: `A`
 /// with 4-byte `cp.async.ca` copies, each element to its transposed place

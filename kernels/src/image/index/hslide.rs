@@ -27,8 +27,8 @@ pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
 /// `r` walks neighbouring strips in opposite directions
 /// ([`slide_strip_upward`]): all but RGB at radius 3, whose alternating
 /// walk (two more live registers) spills under its 5-blocks-per-SM bound;
-/// it walks every strip down. (Measured on an H100 at 8192² before a
-/// refactor made it spill: 72.5–73.5% of copy alternating, 69.2–70.2% down.)
+/// it walks every strip down. (Alternating measured faster before a
+/// refactor made it spill: HISTORY.md.)
 pub const fn hslide_alternates(channels: u32, r: u32) -> bool {
     !(channels == 3 && r == 3)
 }
@@ -51,8 +51,8 @@ pub const fn hslide_prologue_rows(channels: u32, r: u32) -> u32 {
 /// ptxas-report` shows no spills) and the strip height
 /// ([`hslide_default_strip_rows`]) both use it. 6 (≤ 80 registers) where the
 /// kernel fits, else 5 (≤ 96): gray radius 3 takes 96, RGB radius 2 and 3
-/// spill under 80. RGB radius 2 measured 77.2% of copy at 5 blocks against
-/// 73.4% at 4 (its 119 registers without bounds), H200, 8192², strip 16.
+/// spill under 80. RGB radius 2 measured faster at 5 blocks than at 4 (its
+/// 119 registers without bounds; HISTORY.md).
 pub const fn hslide_blocks_per_sm(channels: u32, r: u32) -> u32 {
     match (channels, r) {
         (1, 1 | 2) | (3, 1) => 6,
@@ -76,8 +76,8 @@ pub const HSLIDE_SMALL_WAVES: u32 = 2;
 /// Every inner block of a wave does the same work, so whole waves leave
 /// no partly filled last wave; but the edge chunks' threads (1 row ahead:
 /// about 1.5 µs per row on an H200, latency-bound) take longest and start
-/// first, so strips must stay short enough for them: one wave (strips of
-/// 42–149 rows at 8192²) ran as long as its edge threads, 41–60% of copy.
+/// first, so strips must stay short enough for them: one wave of tall
+/// strips ran as long as its edge threads, far below copy speed.
 pub const fn hslide_strip_rows(chunks: u32, height: u32, sm_count: u32, blocks_per_sm: u32, waves: u32) -> u32 {
     let slots = waves as u64 * sm_count as u64 * blocks_per_sm as u64 * SLIDE_THREADS as u64;
     let strips = slots / if chunks == 0 { 1 } else { chunks as u64 };

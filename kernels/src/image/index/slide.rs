@@ -41,11 +41,10 @@ pub const SLIDE_MAX_WORDS: usize = 10;
 pub const SLIDE_STRIP_RANGE: [u32; 2] = [2, 16];
 /// Fewest threads a default launch aims for on a device of `sm_count`
 /// multiprocessors: sixteen warps per SM. Tall strips cost fewer halo rows
-/// (`2r` extra rows per strip), short ones give more threads. Measured on
-/// an H200 (final kernels, one run): at 8192² 16 rows were best or within
-/// 3 points of the best for gray and RGB at radius 1 and 3 (2–4 rows lost
-/// 10–30 points); at 1920 × 1080 gray wanted 2 rows and RGB 4 (RGB radius
-/// 1: 93% of copy at 4 rows, 85% at 8).
+/// (`2r` extra rows per strip), short ones give more threads. Measured
+/// (HISTORY.md): at 8192² 16 rows were best or close to it for gray and
+/// RGB at radius 1 and 3, short strips lost; at 1920 × 1080 gray wanted 2
+/// rows and RGB 4.
 pub const fn slide_target_threads(sm_count: u32) -> u32 {
     sm_count.saturating_mul(512)
 }
