@@ -319,6 +319,32 @@ pub const fn blur_fast_config(p: ImageParams) -> LaunchConfig {
     .fold_rows()
 }
 
+// ---------------------------------------------------------------------------
+// Volume geometry
+// ---------------------------------------------------------------------------
+
+/// Threads per block of [`volume_affine`](super::volume_affine): (cols, rows, planes).
+pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
+
+/// One thread per element, 3D blocks of 32 × 4 × 2.
+pub const fn volume_config(v: VolumeParams) -> LaunchConfig {
+    let [bx, by, bz] = volume_blocks(v);
+    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0 }
+}
+
+const fn min_u32(a: u32, b: u32) -> u32 {
+    if a < b { a } else { b }
+}
+
+/// Blocks of [`VOLUME_BLOCK`] covering the volume along cols, rows and
+/// planes. The grid launched ([`volume_config`]) is this, capped at
+/// [`MAX_GRID_YZ`] in y and z; the kernel walks the rest of the block rows
+/// and planes in grid-sized strides, so any extent runs.
+#[inline(always)]
+pub const fn volume_blocks(v: VolumeParams) -> [u32; 3] {
+    [v.cols.div_ceil(VOLUME_BLOCK[0]), v.rows.div_ceil(VOLUME_BLOCK[1]), v.planes.div_ceil(VOLUME_BLOCK[2])]
+}
+
 mod hslide;
 mod slide;
 mod window;

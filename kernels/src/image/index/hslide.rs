@@ -12,7 +12,7 @@ use super::*;
 pub const HSLIDE_WORDS: usize = 8;
 
 /// Rows a thread of the horizontal-first sliding blur
-/// ([`blur_hslide_gray_r1`](super::blur_hslide_gray_r1)) loads ahead of
+/// ([`blur_hslide_gray_r1`](crate::image::blur_hslide_gray_r1)) loads ahead of
 /// the row it sums (registers hold raw rows: 4 + 2 halo words each): 4,
 /// but 2 for RGB at radius 3, whose 4 rows of 10 words would not fit the
 /// registers of 5 blocks per SM. Measured on an H200 at 8192² (first
@@ -154,26 +154,4 @@ pub const HI_LANE_MAX_LOW: u32 = (1 << 15) - 1;
 #[inline(always)]
 pub const fn div_round_hi_lane(word: u32, magic: u32) -> u32 {
     (mul_hi(word, magic << 8) >> 16) & 0xff
-}
-
-/// Threads per block of [`volume_affine`](super::volume_affine): (cols, rows, planes).
-pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
-
-/// One thread per element, 3D blocks of 32 × 4 × 2.
-pub const fn volume_config(v: VolumeParams) -> LaunchConfig {
-    let [bx, by, bz] = volume_blocks(v);
-    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0 }
-}
-
-const fn min_u32(a: u32, b: u32) -> u32 {
-    if a < b { a } else { b }
-}
-
-/// Blocks of [`VOLUME_BLOCK`] covering the volume along cols, rows and
-/// planes. The grid launched ([`volume_config`]) is this, capped at
-/// [`MAX_GRID_YZ`] in y and z; the kernel walks the rest of the block rows
-/// and planes in grid-sized strides, so any extent runs.
-#[inline(always)]
-pub const fn volume_blocks(v: VolumeParams) -> [u32; 3] {
-    [v.cols.div_ceil(VOLUME_BLOCK[0]), v.rows.div_ceil(VOLUME_BLOCK[1]), v.planes.div_ceil(VOLUME_BLOCK[2])]
 }
