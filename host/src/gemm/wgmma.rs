@@ -261,9 +261,11 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         None => EMULATOR_BLOCKS,
     };
     let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
-    let partial = kernel_for(tile, I::KIND, F32, (ta, tb)).ok();
     let splits = split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::BK), sms);
-    let Some(partial) = partial.filter(|_| splits > 1) else {
+    // The partial products come from the tile's f32-output kernel of the
+    // same orientation (same tensor-map boxes); without one, no split.
+    let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, (ta, tb)).ok() } else { None };
+    let Some(partial) = partial else {
         return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias);
     };
     // Split-K: f32 partial products of every part of k, then the
