@@ -5,24 +5,27 @@
 //!
 //! * [`Context`] is `Send + Sync`: share one by reference (or in an `Arc`)
 //!   across threads. After creation it changes only through a `Mutex`
-//!   (the cache of looked-up kernels) and an atomic (the launch counter).
-//!   A CUDA context has **one stream**: launches and copies from any
-//!   number of threads are submitted to it (the driver's launch and copy
-//!   calls are thread-safe, and every call makes the context current on
-//!   the calling thread), so they run in submission order, one after the
-//!   other, never concurrently on the device. Work meant to overlap on the
-//!   GPU goes to separate contexts (each with its own stream; buffers do
-//!   not cross contexts). The emulator context holds no state: each launch
-//!   runs to completion on the calling thread (its blocks on rayon's pool).
+//!   (the cache of looked-up kernels) and atomics (the launch counter,
+//!   whether it has streams). A CUDA context enqueues on its **default
+//!   stream** (a non-blocking stream of its own, not the legacy null
+//!   stream) unless the handle is bound to another of its streams
+//!   ([`Context::on`], [`crate::Stream`]): launches and copies from any
+//!   number of threads through one handle are submitted to one stream (the
+//!   driver's launch and copy calls are thread-safe, and every call makes
+//!   the context current on the calling thread), so they run in submission
+//!   order; work on different streams may overlap on the GPU. The emulator
+//!   context holds no state: each launch runs to completion on the calling
+//!   thread (its blocks on rayon's pool), whatever its stream.
 //! * [`Buffer`] is `Send + Sync`. Every function reads its inputs through
 //!   `&Buffer` and writes its output through `&mut Buffer`, so two threads
 //!   can never launch a write to one buffer at the same time, nor read one
 //!   while another writes it: the borrow checker forbids it, as for any
 //!   Rust value. On CUDA a launch returns before the kernel finishes; what
-//!   keeps a later use of the buffer (from any thread) after the kernel is
-//!   the context's single stream: every operation on a context's buffers,
-//!   downloads and the free on drop included, is ordered after the work
-//!   submitted before it.
+//!   keeps a later use of the buffer (from any thread, on any stream)
+//!   after the kernel is stream order on one stream and, across streams,
+//!   the buffer's events (`stream.rs`: a reader waits for the last write,
+//!   a writer for the last write and the reads since, the free on drop for
+//!   every use), all on the device, without a host wait.
 //! * The kernels' parameters and the emulator's views of buffers live only
 //!   for the launch.
 //!
@@ -31,7 +34,7 @@
 //! checked.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -82,7 +85,7 @@ pub(crate) fn ptx_text(deflated: &[u8]) -> Result<String> {
 }
 
 /// Element types a [`Buffer`] can hold.
-pub trait Element: Copy + Send + Sync + Default + DeviceRepr + std::fmt::Debug + 'static + sealed::Sealed {
+pub trait Element: Copy + Send + Sync + Default + DeviceRepr + cudarc::driver::ValidAsZeroBits + std::fmt::Debug + 'static + sealed::Sealed {
     /// The type the kernels see for it (the same bits): itself, or for
     /// `half::bf16` / `half::f16` the kernels crate's own
     /// [`Bf16`](ferrotile_kernels::numeric::Bf16) / [`F16`](ferrotile_kernels::numeric::F16).
@@ -129,7 +132,12 @@ pub struct DeviceInfo {
 
 pub(crate) struct Cuda {
     pub(crate) ctx: Arc<CudaContext>,
+    /// The default stream: a non-blocking stream of the context's own (not
+    /// the legacy null stream).
     pub(crate) stream: Arc<CudaStream>,
+    /// Whether a [`crate::Stream`] has been created: from then on every
+    /// operation records its buffers' uses (`stream::Tracker`).
+    pub(crate) multi: AtomicBool,
     /// The loaded modules, each with the names of its kernels.
     modules: Vec<(Arc<CudaModule>, std::collections::HashSet<String>)>,
     /// Loaded functions, each with the dynamic shared-memory limit it has
@@ -152,9 +160,12 @@ pub(crate) enum Inner {
 /// device, or two emulator contexts, are different contexts).
 pub struct Context {
     pub(crate) inner: Arc<Inner>,
+    /// The stream this handle enqueues on ([`Context::on`]); `None`: the
+    /// context's default stream.
+    pub(crate) stream: Option<Arc<CudaStream>>,
     /// Work submitted to the device: kernel launches and cuBLAS calls
-    /// (see [`Context::launch_count`]).
-    launches: AtomicU64,
+    /// (see [`Context::launch_count`]), shared by the handles of a context.
+    launches: Arc<AtomicU64>,
 }
 
 thread_local! {
@@ -187,10 +198,13 @@ impl Context {
             return Err(Error::BadArgument { arg: "ordinal", detail: format!("device {ordinal} of {count}") });
         }
         let ctx = CudaContext::new(ordinal).map_err(driver("creating a context"))?;
-        // One stream, used in order: no per-buffer event tracking needed.
-        // SAFETY: every buffer of this context is used on its one stream.
+        // ferrotile orders each buffer's uses across streams itself
+        // (`stream::Tracker`): cudarc's per-slice events stay off.
+        // SAFETY: every use of this context's slices goes through an
+        // ordered operation (`stream::Op`), and drops settle first.
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.default_stream();
+        // The default stream: non-blocking, not the legacy null stream.
+        let stream = ctx.new_stream().map_err(driver("creating the default stream"))?;
         let cc = ctx.compute_capability().map_err(driver("reading the compute capability"))?;
         let modules = PTX_MODULES
             .iter()
@@ -214,14 +228,40 @@ impl Context {
                 .map_err(driver("reading attributes"))?,
         };
         Ok(Context {
-            inner: Arc::new(Inner::Cuda(Box::new(Cuda { ctx, stream, modules, functions: Mutex::new(HashMap::new()), info }))),
-            launches: AtomicU64::new(0),
+            inner: Arc::new(Inner::Cuda(Box::new(Cuda {
+                ctx,
+                stream,
+                multi: AtomicBool::new(false),
+                modules,
+                functions: Mutex::new(HashMap::new()),
+                info,
+            }))),
+            stream: None,
+            launches: Arc::new(AtomicU64::new(0)),
         })
     }
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Arc::new(Inner::Emulator), launches: AtomicU64::new(0) }
+        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)) }
+    }
+
+    /// A handle of this context on `stream` (`None`: the default stream).
+    pub(crate) fn with_stream(&self, stream: Option<Arc<CudaStream>>) -> Context {
+        Context { inner: self.inner.clone(), stream, launches: self.launches.clone() }
+    }
+
+    /// The stream this handle enqueues on.
+    pub(crate) fn stream_of<'a>(&'a self, c: &'a Cuda) -> &'a Arc<CudaStream> {
+        self.stream.as_ref().unwrap_or(&c.stream)
+    }
+
+    /// The stream this handle enqueues on (`None` on the emulator).
+    pub(crate) fn cuda_stream(&self) -> Option<&Arc<CudaStream>> {
+        match &*self.inner {
+            Inner::Cuda(c) => Some(self.stream_of(c)),
+            Inner::Emulator => None,
+        }
     }
 
     /// Whether `self` and `other` are the same context (not merely the
@@ -298,8 +338,10 @@ impl Context {
             Inner::Cuda(_) if data.is_empty() => self.alloc(0),
             Inner::Cuda(c) => {
                 let bytes = std::mem::size_of_val(data);
-                let s = c.stream.clone_htod(data).map_err(|e| oom_or(e, bytes, "copying to the device"))?;
-                Ok(Buffer::cuda(s, data.len(), &c.stream, &self.inner))
+                let stream = self.stream_of(c);
+                let s = stream.clone_htod(data).map_err(|e| oom_or(e, bytes, "copying to the device"))?;
+                let track = crate::stream::Tracker::born(c, stream)?;
+                Ok(Buffer::cuda(s, data.len(), &c.stream, track, &self.inner))
             }
             Inner::Emulator => {
                 let mut v = host_vec::<T>(data.len())?;
@@ -319,12 +361,14 @@ impl Context {
                 // The driver refuses a zero-byte allocation: an empty
                 // buffer holds one unused element (its length stays 0).
                 let bytes = len.max(1).checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
+                let stream = self.stream_of(c);
                 // SAFETY: the memory is zeroed right after.
-                let s = unsafe { c.stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
+                let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
                 // SAFETY: all-zero bytes are a valid value of every Element.
-                let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, &c.stream), 0, bytes, c.stream.cu_stream()) };
+                let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, stream), 0, bytes, stream.cu_stream()) };
                 r.map_err(driver("clearing a buffer"))?;
-                Ok(Buffer::cuda(s, len, &c.stream, &self.inner))
+                let track = crate::stream::Tracker::born(c, stream)?;
+                Ok(Buffer::cuda(s, len, &c.stream, track, &self.inner))
             }
             Inner::Emulator => {
                 let mut v = host_vec::<T>(len)?;
@@ -334,11 +378,12 @@ impl Context {
         }
     }
 
-    /// Waits until every launched kernel has finished; reports a kernel
-    /// fault that happened since the last check.
+    /// Waits until every kernel launched on this handle's stream (the
+    /// default stream, or the one of [`Context::on`]) has finished; reports
+    /// a kernel fault that happened since the last check.
     pub fn synchronize(&self) -> Result<()> {
         match &*self.inner {
-            Inner::Cuda(c) => c.stream.synchronize().map_err(driver("synchronizing")),
+            Inner::Cuda(c) => self.stream_of(c).synchronize().map_err(driver("synchronizing")),
             Inner::Emulator => Ok(()),
         }
     }
@@ -358,10 +403,11 @@ impl Context {
                 let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
                 let start = c.ctx.new_event(flags).map_err(driver("creating an event"))?;
                 let end = c.ctx.new_event(flags).map_err(driver("creating an event"))?;
+                let stream = self.stream_of(c);
                 for _ in 0..iters {
-                    start.record(&c.stream).map_err(driver("recording an event"))?;
+                    start.record(stream).map_err(driver("recording an event"))?;
                     f()?;
-                    end.record(&c.stream).map_err(driver("recording an event"))?;
+                    end.record(stream).map_err(driver("recording an event"))?;
                     end.synchronize().map_err(driver("waiting for an event"))?;
                     let ms = start.elapsed_ms(&end).map_err(driver("reading an event"))?;
                     times.push(Duration::from_secs_f64(ms as f64 / 1e3));
@@ -459,7 +505,7 @@ impl Context {
                 (cfg.grid[0], cfg.grid[1], cfg.grid[2]),
                 (cfg.block[0], cfg.block[1], cfg.block[2]),
                 cfg.shared_bytes,
-                c.stream.cu_stream(),
+                self.stream_of(c).cu_stream(),
                 params,
             )
         }
@@ -467,7 +513,7 @@ impl Context {
     }
 }
 
-fn oom_or(e: DriverError, bytes: usize, op: &'static str) -> Error {
+pub(crate) fn oom_or(e: DriverError, bytes: usize, op: &'static str) -> Error {
     if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
         Error::OutOfMemory { bytes }
     } else {
@@ -481,7 +527,7 @@ fn oom_or(e: DriverError, bytes: usize, op: &'static str) -> Error {
 /// the host's physical memory is refused up front (with Linux's memory
 /// overcommit, reserving it could succeed and filling it would then get
 /// the process killed).
-fn host_vec<T>(len: usize) -> Result<Vec<T>> {
+pub(crate) fn host_vec<T>(len: usize) -> Result<Vec<T>> {
     let bytes = len.saturating_mul(std::mem::size_of::<T>());
     if bytes > isize::MAX as usize || host_memory_bytes().is_some_and(|total| bytes > total) {
         return Err(Error::OutOfMemory { bytes });
@@ -518,10 +564,18 @@ pub(crate) enum Ownership {
 }
 
 pub(crate) enum Storage<T: Element> {
-    /// `stream` is the context's stream (every operation goes there);
-    /// `slice.stream()` is the one it was allocated on (the same, unless it
-    /// came from the application through `Buffer::from_cudarc`).
-    Cuda { slice: std::mem::ManuallyDrop<CudaSlice<T>>, ptr: sys::CUdeviceptr, stream: Arc<CudaStream>, ownership: Ownership },
+    /// `stream` is the context's default stream (the buffer's own methods
+    /// run there); `slice.stream()` is the one it was allocated on, and
+    /// is freed on (the default stream, the stream of a
+    /// [`Context::on`] handle, or the application's for
+    /// `Buffer::from_cudarc`); `track` orders its uses across streams.
+    Cuda {
+        slice: std::mem::ManuallyDrop<CudaSlice<T>>,
+        ptr: sys::CUdeviceptr,
+        stream: Arc<CudaStream>,
+        ownership: Ownership,
+        track: Arc<crate::stream::Tracker>,
+    },
     Host { ptr: *mut T, cap: usize },
 }
 
@@ -551,9 +605,9 @@ pub struct Buffer<T: Element> {
 }
 
 // SAFETY: the host storage is an owned allocation, accessed through `&`/`&mut`;
-// the CUDA storage is cudarc's `CudaSlice` (itself `Send + Sync`) and a
-// device address used only on the context's one stream (see the module
-// documentation).
+// the CUDA storage is cudarc's `CudaSlice` (itself `Send + Sync`), a device
+// address whose uses are ordered by stream order and the buffer's events
+// (a `Mutex`-guarded `Tracker`; see the module documentation).
 unsafe impl<T: Element> Send for Buffer<T> {}
 unsafe impl<T: Element> Sync for Buffer<T> {}
 
@@ -566,14 +620,21 @@ const _: () = {
 };
 
 impl<T: Element> Buffer<T> {
-    pub(crate) fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>) -> Self {
-        Self::cuda_with(slice, len, stream, owner, Ownership::Owned)
+    pub(crate) fn cuda(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, track: Arc<crate::stream::Tracker>, owner: &Arc<Inner>) -> Self {
+        Self::cuda_with(slice, len, stream, track, owner, Ownership::Owned)
     }
 
-    pub(crate) fn cuda_with(slice: CudaSlice<T>, len: usize, stream: &Arc<CudaStream>, owner: &Arc<Inner>, ownership: Ownership) -> Self {
+    pub(crate) fn cuda_with(
+        slice: CudaSlice<T>,
+        len: usize,
+        stream: &Arc<CudaStream>,
+        track: Arc<crate::stream::Tracker>,
+        owner: &Arc<Inner>,
+        ownership: Ownership,
+    ) -> Self {
         let ptr = raw_ptr(&slice, stream);
         let slice = std::mem::ManuallyDrop::new(slice);
-        Buffer { storage: Storage::Cuda { slice, ptr, stream: stream.clone(), ownership }, len, owner: owner.clone() }
+        Buffer { storage: Storage::Cuda { slice, ptr, stream: stream.clone(), ownership, track }, len, owner: owner.clone() }
     }
 
     fn host(v: Vec<T>, owner: &Arc<Inner>) -> Self {
@@ -592,11 +653,14 @@ impl<T: Element> Buffer<T> {
         self.len == 0
     }
 
-    /// Copies the buffer back to the host (waits for pending kernels).
+    /// Copies the buffer back to the host on the context's default stream
+    /// (waits for it, and for the buffer's last write on any stream;
+    /// [`Context::download`] downloads on a handle's stream).
     pub fn download(&self) -> Result<Vec<T>> {
         if self.len == 0 {
             return Ok(Vec::new());
         }
+        let _op = crate::stream::Op::new(&self.owner, None, &[self.tracker()], &[])?;
         match &self.storage {
             Storage::Cuda { slice, stream, .. } => stream.clone_dtoh(&**slice).map_err(driver("copying to the host")),
             // SAFETY: ptr/len describe the owned allocation.
@@ -604,16 +668,23 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// Overwrites the buffer with `data` (same length).
+    /// Overwrites the buffer with `data` (same length), on the context's
+    /// default stream ([`Context::copy_from_host`] on a handle's stream).
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
+        self.copy_from_on(None, data)
+    }
+
+    /// [`Buffer::copy_from`] on `on` (`None`: the default stream).
+    pub(crate) fn copy_from_on(&mut self, on: Option<&Arc<CudaStream>>, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::LengthMismatch { arg: "data", expected: self.len, actual: data.len() });
         }
         if self.len == 0 {
             return Ok(());
         }
+        let _op = crate::stream::Op::new(&self.owner, on, &[], &[self.tracker()])?;
         match &mut self.storage {
-            Storage::Cuda { slice, stream, .. } => stream.memcpy_htod(data, &mut **slice).map_err(driver("copying to the device")),
+            Storage::Cuda { slice, stream, .. } => on.unwrap_or(stream).memcpy_htod(data, &mut **slice).map_err(driver("copying to the device")),
             Storage::Host { ptr, .. } => {
                 // SAFETY: same length, owned allocation, exclusive borrow.
                 unsafe { std::slice::from_raw_parts_mut(*ptr, self.len) }.copy_from_slice(data);
@@ -622,9 +693,16 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// Device-to-device copy of `src` (same length) into this buffer: the
-    /// copy-bandwidth ceiling the memory-bound benchmarks compare against.
+    /// Device-to-device copy of `src` (same length) into this buffer, on
+    /// the context's default stream ([`Context::copy`] on a handle's
+    /// stream): the copy-bandwidth ceiling the memory-bound benchmarks
+    /// compare against.
     pub fn copy_from_buffer(&mut self, src: &Buffer<T>) -> Result<()> {
+        self.copy_from_buffer_on(None, src)
+    }
+
+    /// [`Buffer::copy_from_buffer`] on `on` (`None`: the default stream).
+    pub(crate) fn copy_from_buffer_on(&mut self, on: Option<&Arc<CudaStream>>, src: &Buffer<T>) -> Result<()> {
         if src.len != self.len {
             return Err(Error::LengthMismatch { arg: "src", expected: self.len, actual: src.len });
         }
@@ -634,8 +712,10 @@ impl<T: Element> Buffer<T> {
         if self.len == 0 {
             return Ok(());
         }
+        let _op = crate::stream::Op::new(&self.owner, on, &[src.tracker()], &[self.tracker()])?;
         match (&mut self.storage, &src.storage) {
             (Storage::Cuda { ptr: dst, stream, .. }, Storage::Cuda { ptr: s, .. }) => {
+                let stream = on.unwrap_or(stream);
                 let bytes = self.len * std::mem::size_of::<T>();
                 stream.context().bind_to_thread().map_err(driver("making the context current"))?;
                 // SAFETY: both allocations hold `bytes` bytes.
@@ -698,15 +778,15 @@ impl<T: Element> Drop for Buffer<T> {
                 // SAFETY: rebuilt from the Vec's own parts.
                 drop(unsafe { Vec::from_raw_parts(*ptr, self.len, *cap) });
             }
-            Storage::Cuda { slice, stream, ownership, .. } => {
+            Storage::Cuda { slice, stream, ownership, track, .. } => {
                 if *ownership == Ownership::Released {
                     return;
                 }
-                // A slice from another stream frees (or is reused) there:
-                // that stream first waits for the work ferrotile enqueued.
-                if !Arc::ptr_eq(slice.stream(), stream) {
-                    let _ = slice.stream().join(stream);
-                }
+                // The memory is freed (or, borrowed, handed back) on the
+                // slice's stream: it first waits for every use ferrotile
+                // enqueued on any stream. For a borrowed buffer that is the
+                // default stream, which its safety contract names.
+                let _ = track.settle(slice.stream(), stream);
                 // SAFETY: taken once, here; the field is not used again.
                 let slice = unsafe { std::mem::ManuallyDrop::take(slice) };
                 if *ownership == Ownership::Borrowed {

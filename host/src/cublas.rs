@@ -27,13 +27,18 @@ use crate::{Buffer, Context, Error, Result};
 /// cannot be loaded.
 pub const CUBLAS: &str = "cuBLAS";
 
-/// A cuBLAS handle bound to a context's stream; create once, call
+/// A cuBLAS handle bound to a context handle's stream (the default
+/// stream, or the one of [`Context::on`]); create once, call
 /// [`Cublas::sgemm`] many times (creating a handle costs milliseconds).
 pub struct Cublas {
     blas: Arc<CudaBlas>,
     /// The context the handle was created on: calls on any other context
     /// (whose buffers cuBLAS would read as pointers of this one) are refused.
     owner: Arc<Inner>,
+    /// The stream the handle enqueues on (its `CUstream`, as an address):
+    /// calls through a handle of another stream are refused, since the
+    /// buffers would be ordered on that stream.
+    stream: usize,
 }
 
 impl std::fmt::Debug for Cublas {
@@ -61,13 +66,13 @@ impl Cublas {
                 detail: "libcublas.so could not be opened (install the CUDA toolkit's cuBLAS, or add its directory to LD_LIBRARY_PATH)".into(),
             });
         }
-        let blas = CudaBlas::new(c.stream.clone())
+        let blas = CudaBlas::new(ctx.stream_of(c).clone())
             .map_err(|e| Error::Driver { op: "creating a cuBLAS handle", detail: e.to_string() })?;
         // SAFETY: the handle is valid; the mode is a valid enumerator.
         unsafe { sys::cublasSetMathMode(*blas.handle(), sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }
             .result()
             .map_err(|e| Error::Driver { op: "setting the cuBLAS math mode", detail: e.to_string() })?;
-        Ok(Cublas { blas: Arc::new(blas), owner: ctx.inner.clone() })
+        Ok(Cublas { blas: Arc::new(blas), owner: ctx.inner.clone(), stream: ctx.stream_of(c).cu_stream() as usize })
     }
 
     /// `C = α·A·B + β·C` in f32 (row-major, with `g`'s shape, leading
@@ -123,6 +128,7 @@ impl Cublas {
         let (ta, tb) = g.transposes();
         let (alpha, beta) = (q.alpha, q.beta);
         let [sa, sb, sc] = p.strides.map(|s| s as i64);
+        let _op = ctx.op(&[a.tracker(), b.tracker()], &[c.tracker()])?;
         let handle = *self.blas.handle();
         let (pa, pb, pc) = (a.device_ptr() as *const c_void, b.device_ptr() as *const c_void, c.device_ptr() as *mut c_void);
         let (alpha, beta) = (&alpha as *const f32 as *const c_void, &beta as *const f32 as *const c_void);
@@ -151,11 +157,16 @@ impl Cublas {
     /// `ctx` must be the handle's own context: buffers are checked against
     /// `ctx`, so this makes them the handle's buffers too.
     fn check_context(&self, ctx: &Context) -> Result<()> {
-        if Arc::ptr_eq(&self.owner, &ctx.inner) {
-            Ok(())
-        } else {
-            Err(Error::BadArgument { arg: "ctx", detail: "the cuBLAS handle was created on another context".into() })
+        if !Arc::ptr_eq(&self.owner, &ctx.inner) {
+            return Err(Error::BadArgument { arg: "ctx", detail: "the cuBLAS handle was created on another context".into() });
         }
+        if ctx.cuda_stream().is_some_and(|s| s.cu_stream() as usize != self.stream) {
+            return Err(Error::BadArgument {
+                arg: "ctx",
+                detail: "the cuBLAS handle enqueues on another stream than this handle's: create one with Cublas::new on this handle".into(),
+            });
+        }
+        Ok(())
     }
 }
 

@@ -265,6 +265,7 @@ pub fn rgb_to_gray_with(ctx: &Context, variant: GrayVariant, src: &DeviceImage, 
     check::backend(ctx, &[("src", src.data.is_on(ctx)), ("dst", dst.data.is_on(ctx))])?;
     let (w, h) = (src.width as u32, src.height as u32);
     let (rgb, gray) = (&src.data, &mut dst.data);
+    let _op = ctx.op(&[rgb.tracker()], &[gray.tracker()])?;
     match variant {
         GrayVariant::Pmpp => launch!(ctx, k::image::rgb_to_gray, ix::pixel_config(w, h), rgb, gray, w, h),
         GrayVariant::Vec16 => {
@@ -361,7 +362,7 @@ impl BlurVariant {
 pub fn blur(ctx: &Context, src: &DeviceImage, dst: &mut DeviceImage, radius: u32) -> Result<()> {
     if radius == 0 {
         check_blur_shapes(ctx, src, dst)?;
-        return dst.data.copy_from_buffer(&src.data);
+        return ctx.copy(&src.data, &mut dst.data);
     }
     blur_with(ctx, BlurVariant::best(src.width, src.channels, radius), src, dst, radius)
 }
@@ -474,6 +475,7 @@ pub fn blur_sliding_sums_experiment(
     let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
     let cfg = ix::blur_hslide_config(sp, radius);
     let (input, output) = (&src.data, &mut dst.data);
+    let _op = ctx.op(&[input.tracker()], &[output.tracker()])?;
     match (src.channels, radius, experiment) {
         (1, 1, "p2") => launch!(ctx, ke::blur_hslide_gray_r1_p2, cfg, input, output, sp),
         (1, 2, "p2") => launch!(ctx, ke::blur_hslide_gray_r2_p2, cfg, input, output, sp),
@@ -536,6 +538,7 @@ pub fn blur_sliding_prefetch(
     let sp = SlideParams::new(p.width, p.height, p.channels, strip_rows.min(p.height));
     let cfg = ix::blur_slide_config(sp, p.channels, radius);
     let (input, output) = (&src.data, &mut dst.data);
+    let _op = ctx.op(&[input.tracker()], &[output.tracker()])?;
     match (src.channels, radius, prefetch) {
         (1, 1, 2) => launch!(ctx, kp::blur_slide_gray_r1_p2, cfg, input, output, sp),
         (1, 2, 2) => launch!(ctx, kp::blur_slide_gray_r2_p2, cfg, input, output, sp),
@@ -610,6 +613,7 @@ fn blur_checked(
     check_blur_shapes(ctx, src, dst)?;
     let p = src.params(radius);
     let (input, output) = (&src.data, &mut dst.data);
+    let _op = ctx.op(&[input.tracker()], &[output.tracker()])?;
     use k::image as ki;
     match (variant, src.channels, radius) {
         (BlurVariant::Naive, ..) => launch!(ctx, ki::blur_naive, ix::pixel_config(p.width, p.height), input, output, p),
@@ -706,6 +710,7 @@ pub fn volume_affine(
             ("output", output.is_on(ctx)),
         ],
     )?;
+    let _op = ctx.op(&[input.tracker(), scale.tracker(), offset.tracker()], &[output.tracker()])?;
     launch!(ctx, k::image::volume_affine, cfg, input, scale, offset, output, v)
 }
 

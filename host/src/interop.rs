@@ -4,12 +4,16 @@
 //! ([`Buffer::from_raw_device_ptr`], [`Buffer::raw_device_ptr`]), and the
 //! cudarc context and stream a ferrotile [`Context`] runs on.
 //!
-//! Ordering: every operation of a ferrotile context is enqueued, in order,
-//! on one stream ([`Context::cudarc_stream`]). Memory that arrives from
+//! Ordering: every operation of a ferrotile context handle is enqueued, in
+//! order, on its stream ([`Context::cudarc_stream`]: the default stream, or
+//! the [`crate::Stream`] of [`Context::on`]); ferrotile orders its own
+//! streams per buffer (see [`crate::stream`]). Memory that arrives from
 //! another stream is ordered after that stream's pending work without a
 //! host synchronisation (an event), and memory that goes back is ordered
-//! before that stream's later work the same way; what the application does
-//! on any *other* stream it orders itself (`CudaStream::join`).
+//! after every ferrotile use, on any stream, the same way; what the
+//! application does on any *other* stream it orders itself
+//! (`CudaStream::join`). The default stream is non-blocking: it does not
+//! synchronise with the legacy null stream.
 //!
 //! The `cudarc` crate is re-exported as [`crate::cudarc`]: use that version
 //! (its types are the ones these functions take and return).
@@ -32,16 +36,15 @@ impl Context {
         }
     }
 
-    /// The stream every operation of this context is enqueued on, in order
-    /// (`None` on the emulator). Order the application's own streams
-    /// against it with `CudaStream::join`: for example
+    /// The stream every operation of this context handle is enqueued on,
+    /// in order (`None` on the emulator): the context's default stream (a
+    /// non-blocking stream, not the legacy null stream), or the stream of
+    /// [`Context::on`]. Order the application's own streams against it
+    /// with `CudaStream::join`: for example
     /// `app_stream.join(ctx.cudarc_stream().unwrap())` before reading a
     /// result on `app_stream` without [`Context::synchronize`].
     pub fn cudarc_stream(&self) -> Option<&Arc<CudaStream>> {
-        match &*self.inner {
-            Inner::Cuda(c) => Some(&c.stream),
-            Inner::Emulator => None,
-        }
+        self.cuda_stream()
     }
 }
 
@@ -58,7 +61,8 @@ impl<T: Element> Buffer<T> {
     /// primary context: a `CudaContext::new(ordinal)` of the application on
     /// that device qualifies). Work already enqueued on the slice's stream
     /// (`slice.stream()`) finishes before any ferrotile operation on the
-    /// buffer starts (an event, no host wait). The buffer owns the memory:
+    /// buffer starts (an event on `ctx`'s stream, no host wait; other
+    /// ferrotile streams are then ordered after that one per buffer). The buffer owns the memory:
     /// dropping it frees the slice on the slice's stream after ferrotile's
     /// work; [`Buffer::into_cudarc`] gives it back.
     ///
@@ -77,36 +81,40 @@ impl<T: Element> Buffer<T> {
             let detail = format!("the slice lives in another CUDA context (device {}) than this context's (device {})", slice.ordinal(), c.ctx.ordinal());
             return Err((Error::BadArgument { arg: "slice", detail }, slice));
         }
-        if !Arc::ptr_eq(slice.stream(), &c.stream) {
-            if let Err(e) = c.stream.join(slice.stream()) {
+        let stream = ctx.stream_of(c);
+        if !Arc::ptr_eq(slice.stream(), stream) {
+            if let Err(e) = stream.join(slice.stream()) {
                 return Err((driver("ordering after the slice's stream")(e), slice));
             }
         }
+        let track = match crate::stream::Tracker::born(c, stream) {
+            Ok(t) => t,
+            Err(e) => return Err((e, slice)),
+        };
         let len = slice.len();
-        Ok(Buffer::cuda_with(slice, len, &c.stream, &ctx.inner, Ownership::Owned))
+        Ok(Buffer::cuda_with(slice, len, &c.stream, track, &ctx.inner, Ownership::Owned))
     }
 
     /// Gives the buffer's memory back as a cudarc slice, without copying.
     ///
-    /// The slice's stream (`slice.stream()`: [`Context::cudarc_stream`]
-    /// for memory ferrotile allocated, the original stream for memory from
-    /// [`Buffer::from_cudarc`]) is ordered after every ferrotile operation
-    /// enqueued so far; other streams must be ordered by the caller.
+    /// The slice's stream (`slice.stream()`: the stream of the handle that
+    /// allocated it for memory ferrotile allocated, the original stream for
+    /// memory from [`Buffer::from_cudarc`]) is ordered after every
+    /// ferrotile operation on the buffer enqueued so far, on any stream;
+    /// other streams must be ordered by the caller.
     ///
     /// `Err(self)` when the buffer does not own CUDA memory: an emulator
     /// buffer, or one made by [`Buffer::from_raw_device_ptr`].
     pub fn into_cudarc(mut self) -> std::result::Result<CudaSlice<T>, Self> {
-        let Storage::Cuda { slice, stream, ownership, .. } = &mut self.storage else {
+        let Storage::Cuda { slice, stream, ownership, track, .. } = &mut self.storage else {
             return Err(self);
         };
         if *ownership != Ownership::Owned {
             return Err(self);
         }
-        if !Arc::ptr_eq(slice.stream(), stream) {
-            // The event is best effort only in the sense that a failing
-            // driver fails every later call too; record nothing else.
-            let _ = slice.stream().join(stream);
-        }
+        // The events are best effort only in the sense that a failing
+        // driver fails every later call too; record nothing else.
+        let _ = track.settle(slice.stream(), stream);
         *ownership = Ownership::Released;
         // SAFETY: taken once; `Released` keeps `Drop` away from it.
         Ok(unsafe { std::mem::ManuallyDrop::take(slice) })
@@ -124,11 +132,15 @@ impl<T: Element> Buffer<T> {
     /// # Safety
     /// * The memory stays allocated, and is not used for anything else,
     ///   until the buffer is dropped **and** the work ferrotile enqueued on
-    ///   it has finished ([`Context::synchronize`], or an event on
-    ///   [`Context::cudarc_stream`] that the freeing stream waits for).
+    ///   it has finished: dropping the buffer makes the context's default
+    ///   stream wait (on the device) for every use on any ferrotile
+    ///   stream, so after the drop [`Context::synchronize`] on the context
+    ///   (not a [`Context::on`] handle), or an event recorded on its
+    ///   [`Context::cudarc_stream`] that the freeing stream waits for,
+    ///   covers them all.
     /// * Work of other streams that writes the memory has finished, or is
-    ///   ordered before [`Context::cudarc_stream`], before the buffer is
-    ///   used; nothing else writes it while ferrotile may read or write it.
+    ///   ordered before the stream of the handle that uses the buffer
+    ///   ([`Context::cudarc_stream`]) before the buffer is used; nothing else writes it while ferrotile may read or write it.
     /// * The bits are valid values of `T` (every bit pattern is, for the
     ///   element types ferrotile has).
     pub unsafe fn from_raw_device_ptr(ctx: &Context, ptr: sys::CUdeviceptr, len: usize) -> Result<Self> {
@@ -155,12 +167,14 @@ impl<T: Element> Buffer<T> {
         // above); the caller keeps it alive and its bits valid (this
         // function's contract); the slice is leaked, never freed.
         let slice = unsafe { c.stream.upgrade_device_ptr::<T>(ptr, len) };
-        Ok(Buffer::cuda_with(slice, len, &c.stream, &ctx.inner, Ownership::Borrowed))
+        let track = crate::stream::Tracker::born(c, ctx.stream_of(c))?;
+        Ok(Buffer::cuda_with(slice, len, &c.stream, track, &ctx.inner, Ownership::Borrowed))
     }
 
     /// The device address of a CUDA buffer (`None` on the emulator), for
     /// passing it to other CUDA code. It is valid while the buffer lives;
-    /// order that code after [`Context::cudarc_stream`].
+    /// order that code after the streams that used the buffer
+    /// ([`Context::cudarc_stream`] of their handles).
     pub fn raw_device_ptr(&self) -> Option<sys::CUdeviceptr> {
         match &self.storage {
             Storage::Cuda { ptr, .. } => Some(*ptr),

@@ -155,6 +155,10 @@ macro_rules! launch {
         let cfg: $crate::LaunchConfig = $cfg;
         let name: &'static str = $crate::launch::last_segment(stringify!($($kernel)::+));
         ctx.check_launch(name, &cfg)?;
+        debug_assert!(
+            $crate::stream::in_op(),
+            "{name} launched outside an ordered operation: the public function must open one (Context::op) over its buffers"
+        );
         ctx.count_launch();
         match ctx.backend() {
             $crate::Backend::Cuda => {

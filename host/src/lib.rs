@@ -28,6 +28,7 @@ mod error;
 mod interop;
 #[macro_use]
 mod launch;
+pub mod stream;
 pub mod cublas;
 pub mod gemm;
 pub mod image;
@@ -41,6 +42,7 @@ mod vec_add;
 pub mod workload;
 
 pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
+pub use stream::{Event, PinnedBuffer, Stream};
 pub use error::{Error, Result};
 pub use ferrotile_kernels as kernels;
 /// The `half` crate whose `bf16` and `f16` are this crate's 16-bit

@@ -45,8 +45,11 @@ impl MmaKind {
 pub fn ldmatrix(ctx: &Context) -> Result<Vec<u32>> {
     let mut buf = ctx.alloc::<u32>(32 * k::LDMATRIX_PROBE_WORDS)?;
     buf.fill(0xDEAD_BEEF)?;
-    let out = &mut buf;
-    launch!(ctx, k::warp_probe_ldmatrix, k::ldmatrix_probe_config(), out)?;
+    {
+        let _op = ctx.op(&[], &[buf.tracker()])?;
+        let out = &mut buf;
+        launch!(ctx, k::warp_probe_ldmatrix, k::ldmatrix_probe_config(), out)?;
+    }
     buf.download()
 }
 
@@ -64,8 +67,11 @@ pub fn mma(ctx: &Context, kind: MmaKind, a: &[u32], b: &[u32], c: &[f32]) -> Res
     let (a, b, c) = (&ctx.upload(a)?, &ctx.upload(b)?, &ctx.upload(c)?);
     let mut buf = ctx.alloc::<f32>(32 * MmaKind::C_REGS)?;
     buf.fill(f32::NAN)?;
-    let d = &mut buf;
-    launch!(ctx, k::warp_probe_mma, k::warp_probe_config(), kind.code(), a, b, c, d)?;
+    {
+        let _op = ctx.op(&[a.tracker(), b.tracker(), c.tracker()], &[buf.tracker()])?;
+        let d = &mut buf;
+        launch!(ctx, k::warp_probe_mma, k::warp_probe_config(), kind.code(), a, b, c, d)?;
+    }
     buf.download()
 }
 
@@ -73,8 +79,11 @@ pub fn mma(ctx: &Context, kind: MmaKind, a: &[u32], b: &[u32], c: &[f32]) -> Res
 pub fn shfl(ctx: &Context) -> Result<Vec<u32>> {
     let mut buf = ctx.alloc::<u32>(32 * k::SHFL_PROBE_WORDS)?;
     buf.fill(0xDEAD_BEEF)?;
-    let out = &mut buf;
-    launch!(ctx, k::warp_probe_shfl, k::warp_probe_config(), out)?;
+    {
+        let _op = ctx.op(&[], &[buf.tracker()])?;
+        let out = &mut buf;
+        launch!(ctx, k::warp_probe_shfl, k::warp_probe_config(), out)?;
+    }
     buf.download()
 }
 
@@ -90,8 +99,11 @@ pub fn cvt(ctx: &Context, x: &[f32]) -> Result<Vec<u32>> {
     let x = &ctx.upload(x)?;
     let mut buf = ctx.alloc::<u32>(x.len() / 2 * k::CVT_PROBE_WORDS)?;
     buf.fill(0xDEAD_BEEF)?;
-    let out = &mut buf;
-    launch!(ctx, k::warp_probe_cvt, k::cvt_probe_config(pairs), x, out, pairs)?;
+    {
+        let _op = ctx.op(&[x.tracker()], &[buf.tracker()])?;
+        let out = &mut buf;
+        launch!(ctx, k::warp_probe_cvt, k::cvt_probe_config(pairs), x, out, pairs)?;
+    }
     buf.download()
 }
 

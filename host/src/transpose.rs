@@ -240,6 +240,7 @@ impl Transpose {
         check::len("input", input, n)?;
         check::len("output", output, n)?;
         check::backend(ctx, &[("input", input.is_on(ctx)), ("output", output.is_on(ctx))])?;
+        let _op = ctx.op(&[input.tracker()], &[output.tracker()])?;
         let v = self.resolved_variant();
         if !v.supports(self.nx, self.ny) {
             return Err(Error::BadArgument {
@@ -284,6 +285,6 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
         V::Vec4Unaligned => go!(transpose_vec4u_t64_b256),
         V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
         V::Thin => go!(transpose_thin_wide),
-        V::Copy => output.copy_from_buffer(input),
+        V::Copy => ctx.copy(input, output),
     }
 }

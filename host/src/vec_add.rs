@@ -41,6 +41,7 @@ pub fn vec_add_with(ctx: &Context, variant: VecAddVariant, a: &Buffer<f32>, b: &
     check::len("b", b, a.len())?;
     check::len("c", c, a.len())?;
     check::backend(ctx, &[("a", a.is_on(ctx)), ("b", b.is_on(ctx)), ("c", c.is_on(ctx))])?;
+    let _op = ctx.op(&[a.tracker(), b.tracker()], &[c.tracker()])?;
     match variant {
         VecAddVariant::Simple => launch!(ctx, k::vec_add::vec_add, k::vec_add::vec_add_config(n), a, b, c, n),
         VecAddVariant::Vec4 => launch!(ctx, k::vec_add::vec_add_vec4, k::vec_add::vec_add_vec4_config(n), a, b, c, n),

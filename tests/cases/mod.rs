@@ -13,6 +13,7 @@ mod mma;
 mod wgmma;
 mod sgemm;
 mod stress;
+mod streams;
 // The warp probes are built with the experiment kernels.
 #[cfg(feature = "experiments")]
 mod warp;
@@ -33,5 +34,6 @@ pub fn all() -> Vec<Case> {
     v.extend(mma::cases());
     v.extend(wgmma::cases());
     v.extend(stress::cases());
+    v.extend(streams::cases());
     v
 }

@@ -580,6 +580,7 @@ impl Gemm {
         c: &mut Buffer<O>,
     ) -> Result<()> {
         let p = self.checked(ctx, a, b, c, bias)?;
+        let _op = ctx.op(&[a.tracker(), b.tracker(), bias.and_then(|b| b.tracker())], &[c.tracker()])?;
         match self.engine::<I, O>(&p, hopper_sms(ctx))? {
             Engine::Simt(v, staged) => {
                 if bias.is_some() || self.activation != Activation::None {
