@@ -20,13 +20,13 @@
 //!   ([`kernels::image::index::gray_of`](ferrotile_kernels::image::index::gray_of));
 //! * blur = `(sum + count / 2) / count` over the in-image pixels of the
 //!   window, `count` of them (corner at radius 1: 4 of 9).
-//!
-//! The module by concern: this file holds the image types and their
-//! constructors; `gray.rs` the grayscale rungs; `blur.rs` the blur rungs
-//! (variant, Auto choice, validation, launch); `strips.rs` the strip-height
-//! heuristics of the sliding and window rungs; `experiments.rs` the
-//! benchmark-only experiment kernels; `volume.rs` the 3D kernel; `cpu.rs`
-//! the CPU references; `test_image.rs` the built-in picture.
+
+// The module by concern: this file holds the image types and their
+// constructors; `gray.rs` the grayscale rungs; `blur.rs` the blur rungs
+// (variant, Auto choice, validation, launch); `strips.rs` the strip-height
+// heuristics of the sliding and window rungs; `experiments.rs` the
+// benchmark-only experiment kernels; `volume.rs` the 3D kernel; `cpu.rs`
+// the CPU references; `test_image.rs` the built-in picture.
 
 use ferrotile_kernels::image::index::ImageParams;
 
