@@ -21,8 +21,10 @@
 //! 16 × 1920×1080, 64 MiB). With one GPU the group is a group of one
 //! (reported as such); without a GPU it prints a note and exits 0
 //! (`FERROTILE_BENCH_EMULATOR=1`: a smoke run on 2 emulated devices at
-//! tiny sizes). NCCL must be loadable (see `ferrotile::multi`); run with
-//! `NCCL_NVLS_ENABLE=0` in the environment.
+//! tiny sizes). NCCL must be loadable (see `ferrotile::multi`; without it
+//! the bench prints that it skipped, or fails with
+//! `FERROTILE_REQUIRE_NCCL=1`); run with `NCCL_NVLS_ENABLE=0` in the
+//! environment (bundle/run.sh sets it and finds NCCL).
 
 use std::time::Duration;
 
@@ -106,6 +108,10 @@ fn main() {
     };
     let group = match group {
         Ok(g) => g,
+        Err(e @ ferrotile::Error::LibraryMissing { .. }) if std::env::var("FERROTILE_REQUIRE_NCCL").map_or(true, |v| v != "1") => {
+            println!("multi_gpu bench: skipped: {e}");
+            return;
+        }
         Err(e) => {
             println!("multi_gpu bench: cannot form the device group: {e}");
             std::process::exit(1);

@@ -75,6 +75,14 @@ impl std::fmt::Debug for DeviceGroup {
     }
 }
 
+impl Drop for DeviceGroup {
+    fn drop(&mut self) {
+        // The communicators are destroyed (next) after the devices' work
+        // that uses them.
+        let _ = self.synchronize();
+    }
+}
+
 impl DeviceGroup {
     /// Every CUDA device the driver sees, NCCL across them.
     ///
