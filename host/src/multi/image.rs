@@ -127,9 +127,19 @@ fn run_cuda(ctx: &Context, c: &Cuda, run: &[HostImage], op: BatchOp) -> Result<V
         return Ok(Vec::new());
     }
     c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
+    let mut slots = Vec::with_capacity(2);
+    let r = pipeline(ctx, c, run, op, &mut slots);
+    if r.is_err() {
+        // Copies still in flight read and write the pinned slots: they
+        // finish before the slots are freed.
+        let _ = c.stream.synchronize();
+    }
+    r
+}
+
+fn pipeline(ctx: &Context, c: &Cuda, run: &[HostImage], op: BatchOp, slots: &mut Vec<Slot>) -> Result<Vec<HostImage>> {
     let in_max = run.iter().map(|im| im.data().len()).max().unwrap_or(1).max(1);
     let out_max = run.iter().map(|im| im.width() * im.height() * op.out_channels(im.channels())).max().unwrap_or(1).max(1);
-    let mut slots = Vec::with_capacity(2);
     for _ in 0..2 {
         // SAFETY: the pinned memory is written before it is read.
         let pin_in = unsafe { c.ctx.alloc_pinned::<u8>(in_max) }.map_err(driver("allocating pinned host memory"))?;
@@ -172,7 +182,7 @@ fn run_cuda(ctx: &Context, c: &Cuda, run: &[HostImage], op: BatchOp) -> Result<V
         slot.done.record(&c.stream).map_err(driver("recording an event"))?;
         slot.pending = Some((n, w, h, op.out_channels(ch)));
     }
-    for slot in &mut slots {
+    for slot in slots.iter_mut() {
         finish(slot, &mut out)?;
     }
     Ok(out.into_iter().map(|o| o.expect("every image finished")).collect())
