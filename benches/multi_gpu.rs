@@ -4,8 +4,8 @@
 //!
 //! | row | one GPU | group |
 //! | --- | --- | --- |
-//! | sharded SGEMM `N³` (f32) | [`Gemm`] on GPU 0 | [`ShardedGemm`], operands in the plan's layout, result left sharded; then the same with the gather of `C` to rank 0 |
-//! | bf16 `M × N × K` → f32 | [`Gemm`] on GPU 0 | [`ShardedGemm`] with `k` panels (`B` all-gathered panel by panel) and with `B` broadcast once from rank 0 |
+//! | sharded SGEMM `N³` (f32) | [`Gemm`] on GPU 0 | [`ShardedGemm`], operands in the plan's layout, result left sharded (transfers in order, and overlapped on a side stream); then the same with the gather of `C` to rank 0 |
+//! | bf16 `M × N × K` → f32 | [`Gemm`] on GPU 0 | [`ShardedGemm`] with `k` panels (`B` all-gathered panel by panel; with and without overlap, and 4 panels per GPU) and with `B` broadcast once from rank 0 |
 //! | image batch (RGB blur r = 3) | [`process_batch`] on a group of GPU 0 | [`process_batch`] on the group; host to host |
 //! | NCCL broadcast / all-gather | — | bus bandwidth (nccl-tests' definition) of `S` bytes, next to `cuMemcpyPeerAsync` 0 → 1 of `S` bytes |
 //!
@@ -218,11 +218,14 @@ fn gemm_f32(group: &DeviceGroup, args: &Args, n: usize) -> Result<()> {
     let sa = ShardedMatrix::from_host(group, &a, m, k, &plan.a)?;
     let sb = ShardedMatrix::from_host(group, &b, k, n, &plan.b)?;
     let mut sc = ShardedMatrix::<f32>::alloc(group, m, n, &plan.c)?;
-    let t = group.time(1, args.iters, || sg.run(group, &sa, &sb, &mut sc))?;
-    let check = verdict(sampled_error(&sc.to_host()?, &want, m, n), 1e-5);
     let shape = format!("{m}×{n}×{k} grid {}×{} q {}", plan.grid.0, plan.grid.1, plan.k_panels.len());
     let flops = 2.0 * (m * n * k) as f64;
-    row(group, "sharded sgemm (C sharded)", &shape, "f32", one, t, Work::TFlops(flops), &check);
+    for (label, g) in [("sharded sgemm (C sharded)", sg), ("sharded sgemm, overlapped (C sharded)", sg.overlap(true))] {
+        sc.fill(f32::NAN)?;
+        let t = group.time(1, args.iters, || g.run(group, &sa, &sb, &mut sc))?;
+        let check = verdict(sampled_error(&sc.to_host()?, &want, m, n), 1e-5);
+        row(group, label, &shape, "f32", one, t, Work::TFlops(flops), &check);
+    }
     if plan.grid.1 == 1 {
         let tg = group.time(1, args.iters, || {
             sg.run(group, &sa, &sb, &mut sc)?;
@@ -250,6 +253,8 @@ fn gemm_bf16(group: &DeviceGroup, args: &Args) -> Result<()> {
     let p = group.len();
     for (label, sg) in [
         ("sharded bf16 gemm, k panels (C sharded)", ShardedGemm::new(m, n, k)),
+        ("sharded bf16 gemm, k panels, overlapped (C sharded)", ShardedGemm::new(m, n, k).overlap(true)),
+        ("sharded bf16 gemm, 4 panels per GPU, overlapped (C sharded)", ShardedGemm::new(m, n, k).grid(p, 1).k_panels(4 * p).overlap(true)),
         ("sharded bf16 gemm, B broadcast once (C sharded)", ShardedGemm::new(m, n, k).grid(p, 1).k_panels(1)),
     ] {
         let plan = sg.plan(group)?;

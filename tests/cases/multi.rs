@@ -111,6 +111,9 @@ fn gemm_f32_row_panels(group: &DeviceGroup) -> Result<(), String> {
     for &(m, n, k) in SHAPES {
         let p = group.len();
         sharded_f32(group, &ShardedGemm::new(m, n, k).grid(p, 1).k_panels(p.min(k)), m, n, k, "row panels")?;
+        // Transfers on the side streams (CUDA), three steps per device.
+        let g = ShardedGemm::new(m, n, k).grid(p, 1).k_panels((3 * p).min(k)).overlap(true);
+        sharded_f32(group, &g, m, n, k, "row panels, overlapped")?;
     }
     Ok(())
 }
@@ -131,6 +134,8 @@ fn gemm_f32_2d(group: &DeviceGroup) -> Result<(), String> {
         for rows in (1..=p).filter(|r| p % r == 0) {
             let q = (3 * rows).min(k);
             sharded_f32(group, &ShardedGemm::new(m, n, k).grid(rows, p / rows).k_panels(q), m, n, k, "grid")?;
+            let g = ShardedGemm::new(m, n, k).grid(rows, p / rows).k_panels(q).overlap(true);
+            sharded_f32(group, &g, m, n, k, "grid, overlapped")?;
         }
     }
     Ok(())

@@ -65,18 +65,28 @@ pub(crate) enum Op {
     SendRecv { from: usize, to: usize, src: u64, dst: u64, bytes: usize },
 }
 
+/// Which of a device's two streams a group of ops is enqueued on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lane {
+    /// The context's stream (ordered with its kernels and copies).
+    Main,
+    /// The group's transfer stream of each device (overlaps the context's
+    /// stream; the caller orders the two with events).
+    Side,
+}
+
 /// What moves data among the devices of a group.
 pub(crate) trait Collective: Send + Sync {
     /// Which implementation this is.
     fn kind(&self) -> CollectiveKind;
 
-    /// Runs `ops` as one group.
+    /// Runs `ops` as one group on each device's `lane`.
     ///
     /// # Safety
     /// Every address must hold the bytes the op reads or writes, on the
     /// device of its rank, for as long as the devices' streams use them;
     /// ops of one group must not overlap in what they write.
-    unsafe fn run(&self, ops: &[Op]) -> Result<()>;
+    unsafe fn run(&self, ops: &[Op], lane: Lane) -> Result<()>;
 }
 
 /// Whether cudarc can open the NCCL library (one of the names it tries).
@@ -109,7 +119,8 @@ fn nccl_err(op: &'static str) -> impl FnOnce(nccl::NcclError) -> Error {
 /// (`ncclCommInitAll`), each used on its device context's stream.
 pub(crate) struct Nccl {
     comms: Vec<nccl_sys::ncclComm_t>,
-    streams: Vec<nccl_sys::cudaStream_t>,
+    /// Each rank's stream of each [`Lane`] (`[Main, Side]`).
+    streams: [Vec<nccl_sys::cudaStream_t>; 2],
 }
 
 // SAFETY: the communicators are used only through `run`, which holds
@@ -121,11 +132,11 @@ unsafe impl Sync for Nccl {}
 
 impl Nccl {
     /// Communicators over `ordinals` (rank `r` on device `ordinals[r]`),
-    /// each enqueuing on `streams[r]`.
+    /// each enqueuing on `streams[lane][r]`.
     ///
     /// Errors: [`Error::LibraryMissing`] (`library` = [`NCCL`]) when the
     /// library cannot be opened; [`Error::Driver`] when NCCL fails.
-    pub(crate) fn new(ordinals: &[i32], streams: Vec<nccl_sys::cudaStream_t>) -> Result<Nccl> {
+    pub(crate) fn new(ordinals: &[i32], streams: [Vec<nccl_sys::cudaStream_t>; 2]) -> Result<Nccl> {
         if !nccl_present() {
             let names = cudarc::get_lib_name_candidates("nccl");
             return Err(Error::LibraryMissing {
@@ -166,8 +177,9 @@ impl Collective for Nccl {
         CollectiveKind::Nccl
     }
 
-    unsafe fn run(&self, ops: &[Op]) -> Result<()> {
+    unsafe fn run(&self, ops: &[Op], lane: Lane) -> Result<()> {
         let p = |a: u64| a as usize as *mut std::ffi::c_void;
+        let streams = &self.streams[lane as usize];
         nccl::group_start().map_err(nccl_err("starting a group"))?;
         let mut issued = Ok(());
         'ops: for op in ops {
@@ -176,7 +188,7 @@ impl Collective for Nccl {
                     for (r, &d) in dst.iter().enumerate() {
                         let s = if r == *root { p(*src) } else { p(d) };
                         // SAFETY: the caller's contract.
-                        let x = unsafe { nccl::broadcast(s, p(d), *bytes, U8, *root as i32, self.comms[r], self.streams[r]) };
+                        let x = unsafe { nccl::broadcast(s, p(d), *bytes, U8, *root as i32, self.comms[r], streams[r]) };
                         if let Err(e) = x {
                             issued = Err(nccl_err("broadcasting")(e));
                             break 'ops;
@@ -186,16 +198,16 @@ impl Collective for Nccl {
                 }
                 Op::AllGather { src, dst, bytes } => (0..dst.len()).try_for_each(|r| {
                     // SAFETY: the caller's contract.
-                    unsafe { nccl::all_gather(p(src[r]), p(dst[r]), *bytes, U8, self.comms[r], self.streams[r]) }
+                    unsafe { nccl::all_gather(p(src[r]), p(dst[r]), *bytes, U8, self.comms[r], streams[r]) }
                         .map(drop)
                         .map_err(nccl_err("gathering (all-gather)"))
                 }),
                 Op::SendRecv { from, to, src, dst, bytes } => {
                     // SAFETY: the caller's contract.
-                    unsafe { nccl::send(p(*src), *bytes, U8, *to as i32, self.comms[*from], self.streams[*from]) }
+                    unsafe { nccl::send(p(*src), *bytes, U8, *to as i32, self.comms[*from], streams[*from]) }
                         .map_err(nccl_err("sending"))
                         // SAFETY: as above.
-                        .and_then(|_| unsafe { nccl::recv(p(*dst), *bytes, U8, *from as i32, self.comms[*to], self.streams[*to]) }
+                        .and_then(|_| unsafe { nccl::recv(p(*dst), *bytes, U8, *from as i32, self.comms[*to], streams[*to]) }
                             .map_err(nccl_err("receiving")))
                         .map(drop)
                 }
@@ -229,7 +241,7 @@ impl Collective for Emulated {
         CollectiveKind::Emulated
     }
 
-    unsafe fn run(&self, ops: &[Op]) -> Result<()> {
+    unsafe fn run(&self, ops: &[Op], _lane: Lane) -> Result<()> {
         // `copy` (memmove): an in-place all-gather reads and writes one buffer.
         let copy = |src: u64, dst: u64, bytes: usize| {
             if src != dst && bytes > 0 {

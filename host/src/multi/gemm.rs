@@ -30,7 +30,12 @@
 
 use ferrotile_kernels::layout::shard::{block, grid_for, panel_owner, split, Operand, Span};
 
-use super::collective::Op;
+use std::sync::Arc;
+
+use cudarc::driver::{sys, CudaEvent, CudaStream};
+
+use super::collective::{Lane, Op};
+use crate::backend::driver;
 use super::{BlockSpec, DeviceGroup, ShardedMatrix};
 use crate::gemm::{Gemm, GemmElement};
 use crate::{Buffer, Error, Result};
@@ -51,6 +56,7 @@ pub struct ShardedGemm {
     grid: Option<(usize, usize)>,
     k_panels: Option<usize>,
     tf32: bool,
+    overlap: bool,
 }
 
 /// Where a [`ShardedGemm`] expects its operands and puts its result on a
@@ -73,7 +79,7 @@ impl ShardedGemm {
     /// `C (m × n) = A (m × k) · B (k × n)`, on the grid [`grid_for`]
     /// picks, `k` in `lcm(rows, cols)` panels (at most `k`).
     pub fn new(m: usize, n: usize, k: usize) -> Self {
-        ShardedGemm { m, n, k, alpha: 1.0, grid: None, k_panels: None, tf32: false }
+        ShardedGemm { m, n, k, alpha: 1.0, grid: None, k_panels: None, tf32: false, overlap: false }
     }
 
     /// Scales the product: `C = α·A·B`.
@@ -92,6 +98,17 @@ impl ShardedGemm {
     /// grid row (on a tall grid: rank 0, broadcast once).
     pub fn k_panels(mut self, q: usize) -> Self {
         self.k_panels = Some(q);
+        self
+    }
+
+    /// On CUDA, move the panels on each device's transfer stream, so that
+    /// the transfer of panel `t + 1` overlaps the product of panel `t`
+    /// (events order the two streams: a slot is refilled only after the
+    /// product that read it, a product starts only after its panels
+    /// arrived). Off by default until measured on GPUs; no effect on the
+    /// emulator.
+    pub fn overlap(mut self, yes: bool) -> Self {
+        self.overlap = yes;
         self
     }
 
@@ -164,7 +181,6 @@ impl ShardedGemm {
         check_layout("b", group, b, (self.k, self.n), &plan.b)?;
         check_layout("c", group, c, (self.m, self.n), &plan.c)?;
         let (grid, q, p) = (plan.grid, plan.k_panels.len(), group.len());
-        let el = size_of::<I>();
         // Scratch: two slots per operand on each device, as large as the
         // largest panel it receives.
         let mut a_scr: Vec<[Option<Buffer<I>>; 2]> = Vec::with_capacity(p);
@@ -183,6 +199,43 @@ impl ShardedGemm {
             a_scr.push(two(need_a)?);
             b_scr.push(two(need_b)?);
         }
+        let streams = if self.overlap { group.streams() } else { &[] };
+        if streams.is_empty() {
+            return self.steps(group, &plan, a, b, c, &a_scr, &b_scr, None);
+        }
+        // The transfer streams start after everything the context streams
+        // hold (the operands, the cleared scratch); the context streams go
+        // on only after the last transfer, whatever happened in between.
+        for (main, side) in streams {
+            side.join(main).map_err(driver("ordering the streams"))?;
+        }
+        let r = self.steps(group, &plan, a, b, c, &a_scr, &b_scr, Some(streams));
+        for (main, side) in streams {
+            main.join(side).map_err(driver("ordering the streams"))?;
+        }
+        r
+    }
+
+    /// The SUMMA steps; with `streams`, transfers on each device's side
+    /// stream, ordered against the products by events.
+    #[allow(clippy::too_many_arguments)]
+    fn steps<I: GemmElement, O: GemmElement>(
+        &self,
+        group: &DeviceGroup,
+        plan: &GemmPlan,
+        a: &ShardedMatrix<I>,
+        b: &ShardedMatrix<I>,
+        c: &mut ShardedMatrix<O>,
+        a_scr: &[[Option<Buffer<I>>; 2]],
+        b_scr: &[[Option<Buffer<I>>; 2]],
+        streams: Option<&[(Arc<CudaStream>, Arc<CudaStream>)]>,
+    ) -> Result<()> {
+        let (grid, q, p) = (plan.grid, plan.k_panels.len(), group.len());
+        let el = size_of::<I>();
+        // Per device and slot: the event after the last product that read
+        // the slot's scratch.
+        let mut read_done: Vec<[Option<CudaEvent>; 2]> = (0..p).map(|_| [None, None]).collect();
+        let no_timing = Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING);
         let first = plan.k_panels.iter().position(|s| !s.is_empty()).expect("k ≥ 1 has a non-empty panel");
         for (t, kt) in plan.k_panels.iter().enumerate() {
             if kt.is_empty() {
@@ -207,8 +260,23 @@ impl ShardedGemm {
             }
             // SAFETY: sources are the checked blocks, destinations scratch
             // buffers of at least the block's length on the receiving rank;
-            // the destinations of one step are distinct buffers.
-            unsafe { group.run(&ops)? };
+            // the destinations of one step are distinct buffers; on the side
+            // streams a slot is written only after the product that read it.
+            match streams {
+                None => unsafe { group.run(&ops)? },
+                Some(streams) => {
+                    for (d, (_, side)) in streams.iter().enumerate() {
+                        if let Some(ev) = read_done[d][slot].take() {
+                            side.wait(&ev).map_err(driver("ordering the streams"))?;
+                        }
+                    }
+                    unsafe { group.run_on(&ops, Lane::Side)? };
+                    for (main, side) in streams {
+                        main.wait(&side.record_event(no_timing).map_err(driver("recording an event"))?)
+                            .map_err(driver("ordering the streams"))?;
+                    }
+                }
+            }
             // The step's products, issued to every device before any waits.
             for (d, cbuf) in c.bufs_mut().iter_mut().enumerate() {
                 let spec = plan.c[d];
@@ -224,6 +292,11 @@ impl ShardedGemm {
                     .beta(if t == first { 0.0 } else { 1.0 })
                     .tf32(self.tf32)
                     .run(group.context(d), a_in, b_in, cbuf)?;
+            }
+            if let Some(streams) = streams {
+                for (d, (main, _)) in streams.iter().enumerate() {
+                    read_done[d][slot] = Some(main.record_event(no_timing).map_err(driver("recording an event"))?);
+                }
             }
         }
         Ok(())

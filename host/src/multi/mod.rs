@@ -40,7 +40,9 @@ mod collective;
 mod gemm;
 mod image;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::CudaStream;
 use std::time::{Duration, Instant};
 
 pub use collective::{nccl_present, CollectiveKind, NCCL};
@@ -50,7 +52,7 @@ pub use image::{process_batch, BatchOp};
 
 use crate::backend::{Inner, Storage};
 use crate::{Buffer, Context, Element, Error, Result};
-use collective::{Collective, Emulated, Nccl, Op};
+use collective::{Collective, Emulated, Lane, Nccl, Op};
 
 /// Contexts on several devices with the collectives across them.
 ///
@@ -67,6 +69,9 @@ pub struct DeviceGroup {
     /// `peer[i][j]`: device `i` can read and write device `j`'s memory
     /// directly (peer access enabled).
     peer: Vec<Vec<bool>>,
+    /// Each CUDA device's (context stream, transfer stream); empty on the
+    /// emulator.
+    streams: Vec<(Arc<CudaStream>, Arc<CudaStream>)>,
 }
 
 impl std::fmt::Debug for DeviceGroup {
@@ -111,13 +116,19 @@ impl DeviceGroup {
         let streams = contexts
             .iter()
             .map(|c| match &*c.inner {
-                Inner::Cuda(c) => c.stream.cu_stream() as cudarc::nccl::sys::cudaStream_t,
+                // The transfer stream does not synchronize with the
+                // context's (legacy default) stream: cudarc makes it
+                // non-blocking.
+                Inner::Cuda(c) => Ok((c.stream.clone(), c.ctx.new_stream().map_err(crate::backend::driver("creating a stream"))?)),
                 Inner::Emulator => unreachable!("Context::cuda made an emulator context"),
             })
-            .collect();
+            .collect::<Result<Vec<_>>>()?;
+        let raw = |pick: fn(&(Arc<CudaStream>, Arc<CudaStream>)) -> &Arc<CudaStream>| {
+            streams.iter().map(|s| pick(s).cu_stream() as cudarc::nccl::sys::cudaStream_t).collect::<Vec<_>>()
+        };
         let ords: Vec<i32> = ordinals.iter().map(|&o| o as i32).collect();
-        let collective = Box::new(Nccl::new(&ords, streams)?);
-        Ok(DeviceGroup { collective, contexts, lock: Mutex::new(()), peer })
+        let collective = Box::new(Nccl::new(&ords, [raw(|s| &s.0), raw(|s| &s.1)])?);
+        Ok(DeviceGroup { collective, contexts, lock: Mutex::new(()), peer, streams })
     }
 
     /// `n` emulator contexts with the emulated collective (NCCL's
@@ -134,6 +145,7 @@ impl DeviceGroup {
             contexts: (0..n).map(|_| Context::emulator()).collect(),
             lock: Mutex::new(()),
             peer: vec![vec![true; n]; n],
+            streams: Vec::new(),
         })
     }
 
@@ -178,7 +190,16 @@ impl DeviceGroup {
 
     /// Waits for every device's work; reports the first fault.
     pub fn synchronize(&self) -> Result<()> {
+        for (_, side) in &self.streams {
+            side.synchronize().map_err(crate::backend::driver("synchronizing"))?;
+        }
         self.contexts.iter().try_for_each(Context::synchronize)
+    }
+
+    /// Each CUDA device's (context stream, transfer stream); empty on the
+    /// emulator.
+    pub(crate) fn streams(&self) -> &[(Arc<CudaStream>, Arc<CudaStream>)] {
+        &self.streams
     }
 
     /// Runs `f` `warmup` times, then `iters` times, synchronizing the whole
@@ -243,12 +264,21 @@ impl DeviceGroup {
     /// # Safety
     /// As [`Collective::run`].
     pub(crate) unsafe fn run(&self, ops: &[Op]) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.run_on(ops, Lane::Main) }
+    }
+
+    /// Runs one group of collectives on each device's `lane`.
+    ///
+    /// # Safety
+    /// As [`Collective::run`].
+    pub(crate) unsafe fn run_on(&self, ops: &[Op], lane: Lane) -> Result<()> {
         if ops.is_empty() {
             return Ok(());
         }
         let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the caller's contract.
-        unsafe { self.collective.run(ops) }
+        unsafe { self.collective.run(ops, lane) }
     }
 
     fn check_root(&self, arg: &'static str, root: usize) -> Result<()> {
