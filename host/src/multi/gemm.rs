@@ -24,9 +24,10 @@
 //!   `1/cols` of `B`, the layout for products that do not fit one GPU.
 //!
 //! Each device's scratch is two slots per operand (panels `t` and
-//! `t + 1`): with one stream per context the step's transfer and product
-//! run in order; with a transfer stream, the transfer of `t + 1` overlaps
-//! the product of `t` (see the [module docs](super)).
+//! `t + 1`): by default a step's transfers and products run in order on
+//! the context's stream; with [`ShardedGemm::overlap`] the transfers run
+//! on the group's transfer stream and the transfer of `t + 1` overlaps the
+//! product of `t` (see the [module docs](super)).
 
 use ferrotile_kernels::layout::shard::{block, grid_for, panel_owner, split, Operand, Span};
 

@@ -28,13 +28,16 @@
 //!
 //! # Streams and overlap
 //!
-//! Each context has one stream: a device's collectives and kernels run
-//! in the order they are submitted, and the devices run at the same time
-//! (every call is asynchronous on CUDA; the host loop issues each step
-//! to every device before waiting for any). The GEMM already cuts `k`
-//! into panels with two scratch slots per operand, so that the transfer
-//! of panel `t + 1` can overlap the product of panel `t` once transfers
-//! get their own stream (an event per slot is all that is missing).
+//! On CUDA each device of a group has two streams: its context's stream
+//! (kernels, copies, and by default the collectives, all in submission
+//! order) and a transfer stream the group creates (non-blocking). The
+//! devices run at the same time: every call is asynchronous, and the host
+//! loop issues each step to every device before waiting for any.
+//! [`ShardedGemm::overlap`] moves the GEMM's panels on the transfer
+//! streams, two scratch slots per operand, ordered by events, so that
+//! panel `t + 1` moves while panel `t` multiplies. The image batch
+//! overlaps the host's copies with the GPU's work (pinned staging, two
+//! slots); its uploads and kernels share the context's stream.
 
 mod collective;
 mod gemm;
