@@ -14,9 +14,9 @@
 //!   (`ncclGroupStart` … `ncclGroupEnd`): every op is issued, none waits
 //!   for another, so the ops of one group must not write memory another op
 //!   of the group reads or writes.
-//! * Each op is enqueued on every participating device's stream (the
-//!   context's stream): it is ordered after the work submitted to that
-//!   context before it, and the work submitted after it sees its result.
+//! * Each op is enqueued on every participating device's stream of the
+//!   [`Lane`] asked for; `DeviceGroup` orders it after the work submitted
+//!   to the context before it and before the work submitted after it.
 //! * `Broadcast` with the root's destination equal to its source is in
 //!   place (the root's buffer is not copied onto itself).
 //!

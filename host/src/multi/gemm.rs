@@ -264,6 +264,7 @@ impl ShardedGemm {
             // the destinations of one step are distinct buffers; on the side
             // streams a slot is written only after the product that read it.
             match streams {
+                // SAFETY: as above.
                 None => unsafe { group.run(&ops)? },
                 Some(streams) => {
                     for (d, (_, side)) in streams.iter().enumerate() {
@@ -271,6 +272,7 @@ impl ShardedGemm {
                             side.wait(&ev).map_err(driver("ordering the streams"))?;
                         }
                     }
+                    // SAFETY: as above.
                     unsafe { group.run_on(&ops, Lane::Side)? };
                     for (main, side) in streams {
                         main.wait(&side.record_event(no_timing).map_err(driver("recording an event"))?)

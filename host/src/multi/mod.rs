@@ -29,8 +29,10 @@
 //! # Streams and overlap
 //!
 //! On CUDA each device of a group has two streams: its context's stream
-//! (kernels, copies, and by default the collectives, all in submission
-//! order) and a transfer stream the group creates (non-blocking). The
+//! (kernels and copies in submission order) and a transfer stream the
+//! group creates (non-blocking), where NCCL runs. A collective is ordered
+//! as if it ran on the context's stream (events both ways), unless the
+//! GEMM overlaps it (below). The
 //! devices run at the same time: every call is asynchronous, and the host
 //! loop issues each step to every device before waiting for any.
 //! [`ShardedGemm::overlap`] moves the GEMM's panels on the transfer
@@ -266,9 +268,29 @@ impl DeviceGroup {
     ///
     /// # Safety
     /// As [`Collective::run`].
+    ///
+    /// The ops are ordered as if on the context streams (after their
+    /// earlier work, before their later work), but NCCL runs them on the
+    /// transfer streams: it never sees the contexts' legacy default
+    /// streams, whose implicit synchronization with other blocking streams
+    /// NCCL's single-process mode does not expect.
     pub(crate) unsafe fn run(&self, ops: &[Op]) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        if self.streams.is_empty() {
+            // SAFETY: the caller's contract.
+            return unsafe { self.run_on(ops, Lane::Main) };
+        }
+        for (main, side) in &self.streams {
+            side.join(main).map_err(crate::backend::driver("ordering the streams"))?;
+        }
         // SAFETY: the caller's contract.
-        unsafe { self.run_on(ops, Lane::Main) }
+        let r = unsafe { self.run_on(ops, Lane::Side) };
+        for (main, side) in &self.streams {
+            main.join(side).map_err(crate::backend::driver("ordering the streams"))?;
+        }
+        r
     }
 
     /// Runs one group of collectives on each device's `lane`.
