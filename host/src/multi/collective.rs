@@ -180,43 +180,31 @@ impl Collective for Nccl {
     unsafe fn run(&self, ops: &[Op], lane: Lane) -> Result<()> {
         let p = |a: u64| a as usize as *mut std::ffi::c_void;
         let streams = &self.streams[lane as usize];
-        nccl::group_start().map_err(nccl_err("starting a group"))?;
-        let mut issued = Ok(());
-        'ops: for op in ops {
-            let r = match op {
-                Op::Broadcast { root, src, dst, bytes } => {
-                    for (r, &d) in dst.iter().enumerate() {
-                        let s = if r == *root { p(*src) } else { p(d) };
-                        // SAFETY: the caller's contract.
-                        let x = unsafe { nccl::broadcast(s, p(d), *bytes, U8, *root as i32, self.comms[r], streams[r]) };
-                        if let Err(e) = x {
-                            issued = Err(nccl_err("broadcasting")(e));
-                            break 'ops;
-                        }
-                    }
-                    Ok(())
-                }
+        // SAFETY (every call below): the caller's contract.
+        let issue = |op: &Op| -> Result<()> {
+            match op {
+                Op::Broadcast { root, src, dst, bytes } => dst.iter().enumerate().try_for_each(|(r, &d)| {
+                    let s = if r == *root { p(*src) } else { p(d) };
+                    unsafe { nccl::broadcast(s, p(d), *bytes, U8, *root as i32, self.comms[r], streams[r]) }
+                        .map(drop)
+                        .map_err(nccl_err("broadcasting"))
+                }),
                 Op::AllGather { src, dst, bytes } => (0..dst.len()).try_for_each(|r| {
-                    // SAFETY: the caller's contract.
                     unsafe { nccl::all_gather(p(src[r]), p(dst[r]), *bytes, U8, self.comms[r], streams[r]) }
                         .map(drop)
                         .map_err(nccl_err("gathering (all-gather)"))
                 }),
                 Op::SendRecv { from, to, src, dst, bytes } => {
-                    // SAFETY: the caller's contract.
                     unsafe { nccl::send(p(*src), *bytes, U8, *to as i32, self.comms[*from], streams[*from]) }
-                        .map_err(nccl_err("sending"))
-                        // SAFETY: as above.
-                        .and_then(|_| unsafe { nccl::recv(p(*dst), *bytes, U8, *from as i32, self.comms[*to], streams[*to]) }
-                            .map_err(nccl_err("receiving")))
+                        .map_err(nccl_err("sending"))?;
+                    unsafe { nccl::recv(p(*dst), *bytes, U8, *from as i32, self.comms[*to], streams[*to]) }
                         .map(drop)
+                        .map_err(nccl_err("receiving"))
                 }
-            };
-            if let Err(e) = r {
-                issued = Err(e);
-                break;
             }
-        }
+        };
+        nccl::group_start().map_err(nccl_err("starting a group"))?;
+        let issued = ops.iter().try_for_each(issue);
         // The group is closed whatever happened inside it.
         let ended = nccl::group_end().map(drop).map_err(nccl_err("ending a group"));
         issued.and(ended)
