@@ -40,15 +40,29 @@
 //! panel `t + 1` moves while panel `t` multiplies. The image batch
 //! overlaps the host's copies with the GPU's work (pinned staging, two
 //! slots); its uploads and kernels share the context's stream.
+//!
+//! # NCCL at run time
+//!
+//! NCCL is loaded when a CUDA group is made, like the driver: nothing is
+//! needed at build time. cudarc opens `libnccl.so` (and versioned names,
+//! but not `libnccl.so.2`, the name NCCL's packages and the
+//! `nvidia-nccl-cu12` wheel install): put a `libnccl.so` link to the
+//! library in a directory on `LD_LIBRARY_PATH` (`bundle/run.sh` does).
+//! Without it [`DeviceGroup::cuda`] returns [`Error::LibraryMissing`]
+//! (`library` = [`NCCL`]). NVLink multicast (NVLS) is turned off
+//! (`NCCL_NVLS_ENABLE=0`, unless the environment says otherwise). The
+//! group is one process driving every device (`ncclCommInitAll`); several
+//! hosts would need one process per GPU and `ncclCommInitRank`
+//! (docs/SCALING.md).
 
 mod collective;
 mod gemm;
 mod image;
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use cudarc::driver::CudaStream;
-use std::time::{Duration, Instant};
 
 pub use collective::{nccl_present, CollectiveKind, NCCL};
 pub use ferrotile_kernels::layout::shard::Span;
