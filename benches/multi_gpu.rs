@@ -197,9 +197,21 @@ fn verdict(err: f64, tol: f64) -> String {
     if err <= tol { format!("ok ({err:.1e})") } else { format!("FAIL: error {err:.2e} vs one GPU") }
 }
 
-/// Median of `iters` runs of `f` on one context (CUDA events).
-fn time_one(ctx: &Context, iters: usize, f: impl FnMut() -> Result<()>) -> Result<Duration> {
-    ctx.time(1, iters, f)
+/// Median of `iters` runs of `f` on one context, each until the device is
+/// idle, on the host clock: measured the way [`DeviceGroup::time`]
+/// measures the group, so that the ratio compares like with like.
+fn time_one(ctx: &Context, iters: usize, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
+    f()?;
+    ctx.synchronize()?;
+    let mut times = Vec::with_capacity(iters.max(1));
+    for _ in 0..iters.max(1) {
+        let t = std::time::Instant::now();
+        f()?;
+        ctx.synchronize()?;
+        times.push(t.elapsed());
+    }
+    times.sort();
+    Ok(times[times.len() / 2])
 }
 
 fn gemm_f32(group: &DeviceGroup, args: &Args, n: usize) -> Result<()> {
