@@ -95,6 +95,22 @@ pub fn nccl_present() -> bool {
     unsafe { nccl_sys::is_culib_present() }
 }
 
+/// [`Error::LibraryMissing`] (`library` = [`NCCL`]) naming what was tried,
+/// unless cudarc can open NCCL.
+pub(crate) fn require_nccl() -> Result<()> {
+    if nccl_present() {
+        return Ok(());
+    }
+    let names = cudarc::get_lib_name_candidates("nccl");
+    Err(Error::LibraryMissing {
+        library: NCCL,
+        detail: format!(
+            "none of {names:?} could be opened; put a directory with one of these names (e.g. a `libnccl.so` link to \
+             nvidia/nccl/lib/libnccl.so.2 of the nvidia-nccl-cu12 wheel) on LD_LIBRARY_PATH"
+        ),
+    })
+}
+
 /// `NCCL_NVLS_ENABLE=0` before NCCL reads its environment: NVLink
 /// multicast (NVLS) stays off. An explicit setting of the caller wins.
 fn nvls_off() {
@@ -137,16 +153,7 @@ impl Nccl {
     /// Errors: [`Error::LibraryMissing`] (`library` = [`NCCL`]) when the
     /// library cannot be opened; [`Error::Driver`] when NCCL fails.
     pub(crate) fn new(ordinals: &[i32], streams: [Vec<nccl_sys::cudaStream_t>; 2]) -> Result<Nccl> {
-        if !nccl_present() {
-            let names = cudarc::get_lib_name_candidates("nccl");
-            return Err(Error::LibraryMissing {
-                library: NCCL,
-                detail: format!(
-                    "none of {names:?} could be opened; put a directory with one of these names (e.g. a `libnccl.so` link to \
-                     nvidia/nccl/lib/libnccl.so.2 of the nvidia-nccl-cu12 wheel) on LD_LIBRARY_PATH"
-                ),
-            });
-        }
+        require_nccl()?;
         nvls_off();
         let mut comms = vec![std::ptr::null_mut(); ordinals.len()];
         // SAFETY: `comms` has one slot per ordinal.

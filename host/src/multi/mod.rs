@@ -130,6 +130,7 @@ impl DeviceGroup {
     pub fn cuda(ordinals: &[usize]) -> Result<DeviceGroup> {
         let count = cuda_device_count()?;
         check_ranks("ordinals", ordinals, count)?;
+        collective::require_nccl()?;
         let contexts = ordinals.iter().map(|&o| Context::cuda(o)).collect::<Result<Vec<_>>>()?;
         let peer = enable_peer_access(&contexts)?;
         let streams = contexts
@@ -201,9 +202,7 @@ impl DeviceGroup {
 
     /// NCCL's version code (`22703` is 2.27.3), when NCCL can be loaded.
     pub fn nccl_version() -> Result<i32> {
-        if !nccl_present() {
-            return Err(Error::LibraryMissing { library: NCCL, detail: "the library could not be opened".into() });
-        }
+        collective::require_nccl()?;
         Nccl::version()
     }
 
@@ -633,4 +632,33 @@ pub fn copy_peer<T: Element>(group: &DeviceGroup, from: usize, src: &Buffer<T>, 
         cudarc::driver::result::memcpy_peer_async(b.ctx.cu_ctx(), *d, a.ctx.cu_ctx(), *s, src.len() * size_of::<T>(), b.stream.cu_stream())
     }
     .map_err(crate::backend::driver("copying between devices"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing NCCL (or driver) is a typed error, never cudarc's panic.
+    #[test]
+    fn missing_libraries_are_typed_errors() {
+        if !nccl_present() {
+            match DeviceGroup::nccl_version() {
+                Err(Error::LibraryMissing { library: NCCL, detail }) => assert!(detail.contains("libnccl.so"), "{detail}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        match DeviceGroup::cuda_all() {
+            Ok(g) => assert_eq!(g.collective_kind(), CollectiveKind::Nccl),
+            Err(Error::NoDriver | Error::NoDevice | Error::LibraryMissing { library: NCCL, .. }) => {}
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn ranks_are_checked() {
+        assert!(check_ranks("ordinals", &[0, 1], 2).is_ok());
+        for bad in [&[][..], &[2][..], &[1, 1][..]] {
+            assert!(matches!(check_ranks("ordinals", bad, 2), Err(Error::BadArgument { arg: "ordinals", .. })), "{bad:?}");
+        }
+    }
 }
