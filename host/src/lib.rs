@@ -31,6 +31,7 @@ mod launch;
 pub mod cublas;
 pub mod gemm;
 pub mod image;
+pub mod multi;
 #[cfg(ferrotile_experiments)]
 pub mod probe;
 pub mod reference;

@@ -150,6 +150,7 @@ const LAUNCH_NOTHING: &[(&str, &str)] = &[
     ("interop.rs:from_cudarc", "launches nothing; its refusals (an emulator context, a slice of another context) hand the slice back and are tested in tests/cases/interop.rs"),
     ("image/strips.rs:window_strip_rows", "a heuristic over any usize: returns a number, launches nothing"),
     ("backend.rs:same_as", "compares two contexts"),
+    ("multi/mod.rs:context", "returns a rank's context; the group's functions take a &DeviceGroup, refused in tests/cases/multi.rs (bad_input)"),
     ("workload.rs:run", "hidden stress/soak workload: valid calls of the functions above, verified"),
     ("probe.rs:cvt", "hidden warp probes of the experiments build (tests only)"),
     ("probe.rs:ldmatrix", "hidden warp probes of the experiments build (tests only)"),
