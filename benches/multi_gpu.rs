@@ -28,7 +28,7 @@
 
 use std::time::Duration;
 
-use ferrotile::gemm::Gemm;
+use ferrotile::gemm::{Gemm, GemmElement};
 use ferrotile::half::bf16;
 use ferrotile::image::HostImage;
 use ferrotile::multi::{self, copy_peer, process_batch, BatchOp, DeviceGroup, ShardedGemm, ShardedMatrix};
@@ -214,6 +214,28 @@ fn time_one(ctx: &Context, iters: usize, mut f: impl FnMut() -> Result<()>) -> R
     Ok(times[times.len() / 2])
 }
 
+/// The decomposition's ceiling: every GPU multiplies its share of the rows
+/// (`⌈m / p⌉ × n × k`, the largest share) with its operands already in
+/// place, all at once: no communication. The group's rows above it pay for
+/// the transfers; this row's own speed-up shows how well the products
+/// alone scale.
+fn local_products<I: GemmElement>(group: &DeviceGroup, args: &Args, a: &[I], b: &[I], (m, n, k): (usize, usize, usize)) -> Result<Duration> {
+    let rows = m.div_ceil(group.len());
+    let g = Gemm::new(rows, n, k);
+    let mut local = (0..group.len())
+        .map(|d| {
+            let ctx = group.context(d);
+            Ok((ctx.upload(&a[..rows * k])?, ctx.upload(b)?, ctx.alloc::<f32>(rows * n)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    group.time(1, args.iters, || {
+        for (d, (la, lb, lc)) in local.iter_mut().enumerate() {
+            g.run(group.context(d), la, lb, lc)?;
+        }
+        Ok(())
+    })
+}
+
 fn gemm_f32(group: &DeviceGroup, args: &Args, n: usize) -> Result<()> {
     let (m, k) = (n, n);
     let mut r = Rng::new(7);
@@ -232,6 +254,8 @@ fn gemm_f32(group: &DeviceGroup, args: &Args, n: usize) -> Result<()> {
     let mut sc = ShardedMatrix::<f32>::alloc(group, m, n, &plan.c)?;
     let shape = format!("{m}×{n}×{k} grid {}×{} q {}", plan.grid.0, plan.grid.1, plan.k_panels.len());
     let flops = 2.0 * (m * n * k) as f64;
+    let tl = local_products(group, args, &a, &b, (m, n, k))?;
+    row(group, "local products only (no communication)", &format!("{m}×{n}×{k}, rows split"), "f32", one, tl, Work::TFlops(flops), "—");
     for (label, g) in [("sharded sgemm (C sharded)", sg), ("sharded sgemm, overlapped (C sharded)", sg.overlap(true))] {
         sc.fill(f32::NAN)?;
         let t = group.time(1, args.iters, || g.run(group, &sa, &sb, &mut sc))?;
@@ -263,6 +287,8 @@ fn gemm_bf16(group: &DeviceGroup, args: &Args) -> Result<()> {
     drop((da, db, dc));
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let p = group.len();
+    let tl = local_products(group, args, &a, &b, (m, n, k))?;
+    row(group, "local bf16 products only (no communication)", &format!("{m}×{n}×{k}, rows split"), "bf16→f32", one, tl, Work::TFlops(flops), "—");
     for (label, sg) in [
         ("sharded bf16 gemm, k panels (C sharded)", ShardedGemm::new(m, n, k)),
         ("sharded bf16 gemm, k panels, overlapped (C sharded)", ShardedGemm::new(m, n, k).overlap(true)),
