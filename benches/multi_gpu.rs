@@ -31,7 +31,7 @@ use std::time::Duration;
 use ferrotile::gemm::{Gemm, GemmElement};
 use ferrotile::half::bf16;
 use ferrotile::image::HostImage;
-use ferrotile::multi::{self, copy_peer, process_batch, BatchOp, DeviceGroup, ShardedGemm, ShardedMatrix};
+use ferrotile::multi::{self, copy_peer, process_batch, process_batch_into, BatchOp, DeviceGroup, ShardedGemm, ShardedMatrix};
 use ferrotile::testing::Rng;
 use ferrotile::{Context, Result};
 
@@ -321,6 +321,13 @@ fn images(group: &DeviceGroup, args: &Args) -> Result<()> {
     let same = got.iter().zip(&want).all(|(g, w)| g == w) && got.len() == want.len();
     let bytes = 2.0 * (count * w * h * 3) as f64;
     row(group, "image batch, blur r3 (host to host)", &format!("{count} × {w}×{h}×3"), "u8", one, t, Work::Bytes(bytes), if same { "ok (exact)" } else { "FAIL: differs from one GPU" });
+    // A pipeline that keeps its outputs: no result memory allocated (and
+    // zeroed by the OS) per batch.
+    let mut outs = want.clone();
+    let one = solo_ref.time(1, args.iters, || process_batch_into(solo_ref, &batch, &mut outs, op))?;
+    let t = group.time(1, args.iters, || process_batch_into(group, &batch, &mut outs, op))?;
+    let same = outs.iter().zip(&want).all(|(g, w)| g == w);
+    row(group, "image batch into kept outputs, blur r3 (host to host)", &format!("{count} × {w}×{h}×3"), "u8", one, t, Work::Bytes(bytes), if same { "ok (exact)" } else { "FAIL: differs from one GPU" });
     Ok(())
 }
 

@@ -231,6 +231,17 @@ fn image_batch(group: &DeviceGroup) -> Result<(), String> {
         }
     }
     assert!(multi::process_batch(group, &[], BatchOp::Gray).map_err(e)?.is_empty());
+    // Into outputs the caller keeps: poisoned first, then reused for a
+    // second batch of the same shapes.
+    let rgb: Vec<HostImage> =
+        [(7usize, 5usize), (33, 2), (1, 1)].iter().enumerate().map(|(i, &(w, h))| HostImage::new(w, h, 3, rng("into", i).u8s(w * h * 3)).expect("valid shape")).collect();
+    let mut outs: Vec<HostImage> = rgb.iter().map(|im| HostImage::new(im.width(), im.height(), 3, vec![0xAB; im.data().len()]).expect("valid shape")).collect();
+    for radius in [2u32, 5] {
+        multi::process_batch_into(group, &rgb, &mut outs, BatchOp::Blur { radius }).map_err(e)?;
+        for (i, (b, src)) in outs.iter().zip(&rgb).enumerate() {
+            exact(&format!("batch into, blur r{radius} {i}"), b.data(), cpu::blur(src, radius).data())?;
+        }
+    }
     Ok(())
 }
 
@@ -294,5 +305,12 @@ fn bad_input(group: &DeviceGroup) -> Result<(), String> {
     let one = HostImage::new(3, 3, 1, vec![1; 9]).map_err(e)?;
     refused("gray of 1 channel", "images", || multi::process_batch(group, &[one.clone()], BatchOp::Gray))?;
     refused("radius", "radius", || multi::process_batch(group, &[one.clone()], BatchOp::Blur { radius: u32::MAX }))?;
+    let mut none: Vec<HostImage> = Vec::new();
+    refused("outputs missing", "outputs", || multi::process_batch_into(group, &[one.clone()], &mut none, BatchOp::Blur { radius: 1 }))?;
+    let mut wrong = vec![HostImage::new(3, 3, 3, vec![0; 27]).map_err(e)?];
+    refused("outputs of another shape", "outputs", || multi::process_batch_into(group, &[one.clone()], &mut wrong, BatchOp::Blur { radius: 1 }))?;
+    if wrong[0].data().iter().any(|&b| b != 0) {
+        return Err("a refused batch wrote its outputs".into());
+    }
     Ok(())
 }

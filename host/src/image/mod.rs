@@ -165,6 +165,14 @@ impl<S: ImageData> Image<S> {
     }
 }
 
+impl HostImage {
+    /// The pixel bytes, to write in place (their number is fixed by the
+    /// image's shape).
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        &mut self.data
+    }
+}
+
 /// Checks a `width × height × channels` shape as [`Image::new`] does
 /// (without any data) and returns its byte count: for callers that
 /// validate a size before they build the image (the CLI's `--size`).

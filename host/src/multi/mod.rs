@@ -67,7 +67,7 @@ use cudarc::driver::CudaStream;
 pub use collective::{nccl_present, CollectiveKind, NCCL};
 pub use ferrotile_kernels::layout::shard::Span;
 pub use gemm::{GemmPlan, ShardedGemm};
-pub use image::{process_batch, BatchOp};
+pub use image::{process_batch, process_batch_into, BatchOp};
 
 use crate::backend::{Inner, Storage};
 use crate::{Buffer, Context, Element, Error, Result};
@@ -121,6 +121,14 @@ impl DeviceGroup {
     /// pair that offers it, and one NCCL communicator per device
     /// (`ncclCommInitAll`, with `NCCL_NVLS_ENABLE=0` unless the
     /// environment sets it).
+    ///
+    /// Two settings of each device's stream-ordered memory pool (the one
+    /// every ferrotile buffer comes from), for the whole process: a peer
+    /// may read and write it (so copies between the GPUs take the direct
+    /// link, not a trip through the host), and freed memory stays in the
+    /// pool for the next allocation rather than going back to the driver
+    /// at each synchronisation (as PyTorch's caching allocator does; the
+    /// driver's free-memory figure then does not grow back after a run).
     ///
     /// Errors: [`Error::NoDriver`], [`Error::NoDevice`];
     /// [`Error::BadArgument`] `ordinals` when empty, repeated or past the
@@ -409,9 +417,49 @@ fn enable_peer_access(contexts: &[Context]) -> Result<Vec<Vec<bool>>> {
                 sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => peer[i][j] = true,
                 e => return Err(Error::Driver { op: "enabling peer access", detail: format!("{e:?}") }),
             }
+            // Buffers come from the device's stream-ordered memory pool,
+            // which peer access of the contexts does not cover: without
+            // this, a copy between the GPUs is staged through the host.
+            let access = sys::CUmemAccessDesc {
+                location: sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: a.cu_device() },
+                flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+            };
+            // SAFETY: `pool` is `b`'s device's current pool, `access` one
+            // descriptor alive for the call.
+            unsafe { sys::cuMemPoolSetAccess(device_pool(b.cu_device())?, &access, 1) }
+                .result()
+                .map_err(crate::backend::driver("opening a device's memory pool to its peer"))?;
         }
     }
+    // Keep freed memory in each device's pool instead of returning it to
+    // the driver at every synchronisation: a sharded product allocates its
+    // panels' scratch on each run, and mapping that memory again each time
+    // costs more than the transfer it serves.
+    for c in &ctxs {
+        let mut keep = u64::MAX;
+        // SAFETY: the attribute takes a u64 (cuuint64_t) by pointer.
+        unsafe {
+            sys::cuMemPoolSetAttribute(
+                device_pool(c.cu_device())?,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut keep as *mut u64).cast(),
+            )
+        }
+        .result()
+        .map_err(crate::backend::driver("keeping freed memory in a device's pool"))?;
+    }
     Ok(peer)
+}
+
+/// The memory pool `cuMemAllocAsync` serves `device` from.
+fn device_pool(device: cudarc::driver::sys::CUdevice) -> Result<cudarc::driver::sys::CUmemoryPool> {
+    let mut pool = std::mem::MaybeUninit::uninit();
+    // SAFETY: an out pointer and a device handle.
+    unsafe { cudarc::driver::sys::cuDeviceGetMemPool(pool.as_mut_ptr(), device) }
+        .result()
+        .map_err(crate::backend::driver("reading a device's memory pool"))?;
+    // SAFETY: written by the successful call.
+    Ok(unsafe { pool.assume_init() })
 }
 
 /// Where one block of a [`ShardedMatrix`] lives: rows × columns of the
