@@ -42,5 +42,7 @@ fn main() {
         });
         trials.push(t.with_ignored_flag((cuda.is_err() && !require_gpu) || other_gpu));
     }
+    // The multi-GPU trials build their own groups of contexts.
+    trials.extend(cases::multi::trials(require_gpu));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -32,6 +32,7 @@ pub mod stream;
 pub mod cublas;
 pub mod gemm;
 pub mod image;
+pub mod multi;
 #[cfg(ferrotile_experiments)]
 pub mod probe;
 pub mod reference;

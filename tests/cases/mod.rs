@@ -10,6 +10,7 @@ mod foundation;
 mod transpose;
 mod image;
 mod mma;
+pub mod multi;
 mod wgmma;
 mod sgemm;
 mod stress;

@@ -81,6 +81,32 @@ else
   echo "cuBLAS: not found in python3's site-packages (benchmarks needing it will say so)"
 fi
 
+# NCCL (the multi-GPU collectives) from the nvidia-nccl-cu12 wheel: cudarc
+# opens libnccl.so (not the wheel's libnccl.so.2), so a link of that name goes
+# into a directory on LD_LIBRARY_PATH. NVLink multicast stays off.
+export NCCL_NVLS_ENABLE=0
+nccl_lib=$(python3 - 2>/dev/null <<'PY'
+import glob, os, site, sys
+roots = list(sys.path)
+try:
+    roots += site.getsitepackages() + [site.getusersitepackages()]
+except Exception:
+    pass
+for r in roots:
+    for f in sorted(glob.glob(os.path.join(r, "nvidia/nccl/lib/libnccl.so*"))):
+        print(os.path.realpath(f))
+        sys.exit(0)
+PY
+) || nccl_lib=
+if [ -n "$nccl_lib" ]; then
+  mkdir -p "$out/nccl-lib"
+  ln -sf "$nccl_lib" "$out/nccl-lib/libnccl.so"
+  export LD_LIBRARY_PATH="$out/nccl-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "NCCL: $nccl_lib (as $out/nccl-lib/libnccl.so)"
+else
+  echo "NCCL: not found in python3's site-packages (the multi-GPU tests and bench will say so)"
+fi
+
 if command -v nvidia-smi >/dev/null 2>&1; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 else

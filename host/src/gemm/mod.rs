@@ -755,6 +755,7 @@ pub fn bias_activation<T: GemmElement>(
     check::len_at_least("bias", bias, cols)?;
     check::backend(ctx, &[("x", x.is_on(ctx)), ("bias", bias.is_on(ctx))])?;
     let cfg = bias_act_config(&p);
+    let _op = ctx.op(&[bias.tracker()], &[x.tracker()])?;
     let any: &mut dyn Any = x;
     if let Some(x) = any.downcast_mut::<Buffer<f32>>() {
         return launch!(ctx, ferrotile_kernels::gemm::mma::gemm_bias_act_f32, cfg, x, bias, p);

@@ -360,6 +360,43 @@ mod tests {
     use super::*;
     use crate::gemm::Gemm;
 
+    /// The split-K reduction is bit for bit `α·(((0 + s₀) + s₁) + …) + β·C`
+    /// (one fma) in slice order, reading the workspace with its own
+    /// leading dimension; β = 0 never reads `C`. Slices of very different
+    /// magnitudes, so that another order or association would show.
+    #[test]
+    fn split_k_reduction_is_the_ordered_sum_bit_for_bit() -> Result<()> {
+        let ctx = Context::emulator();
+        let mut rng = crate::testing::Rng::new(0x5_1e7);
+        for (m, n, ldc, ldw, slices, beta) in [(1u32, 1u32, 1u32, 4u32, 1u32, 0.5f32), (7, 9, 11, 12, 3, -0.75), (33, 31, 31, 32, 5, 0.0), (5, 130, 131, 132, 2, 1.25)] {
+            let g = GemmParams { m, n, k: 1, lda: 1, ldb: n, ldc, alpha: 1.5, beta };
+            let slice = m as usize * ldw as usize;
+            let ws: Vec<f32> = (0..slices as usize * slice).map(|i| rng.f32() * [1.0, 1e4, 1e-3, 3e7][(i / slice) % 4]).collect();
+            let c0: Vec<f32> = (0..m as usize * ldc as usize).map(|_| if beta == 0.0 { f32::NAN } else { rng.f32() }).collect();
+            let (wsb, mut cb) = (ctx.upload(&ws)?, ctx.upload(&c0)?);
+            let _op = ctx.op(&[], &[])?;
+            let c = &mut cb;
+            launch!(&ctx, k::gemm::simt::sgemm_split_k_reduce, k::gemm::simt::split_k_reduce_config(&g), g, ldw, slices, &wsb, c)?;
+            let got = cb.download()?;
+            for r in 0..m as usize {
+                for col in 0..ldc as usize {
+                    let o = r * ldc as usize + col;
+                    if col >= n as usize {
+                        assert_eq!(got[o].to_bits(), c0[o].to_bits(), "padding ({r}, {col}) untouched");
+                        continue;
+                    }
+                    let mut sum = 0f32;
+                    for z in 0..slices as usize {
+                        sum += ws[(z * m as usize + r) * ldw as usize + col];
+                    }
+                    let want = if beta == 0.0 { g.alpha * sum } else { beta.mul_add(c0[o], g.alpha * sum) };
+                    assert_eq!(got[o].to_bits(), want.to_bits(), "{m}x{n}, {slices} slices, ({r}, {col})");
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn names_are_unique_and_tilings_valid() {
         let all = GemmVariant::all();

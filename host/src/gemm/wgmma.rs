@@ -341,6 +341,64 @@ pub const MAX_SPLITS: usize = 32;
 mod tests {
     use super::*;
 
+    /// The tensor-core split-K reduction is bit for bit
+    /// `act(fma(β, C, α·(((0 + s₀) + s₁) + …)) + bias[col])` per element,
+    /// parts summed in order, for every matrix of a batch with a padded
+    /// `C` stride (f32 output: no rounding hides a difference).
+    #[test]
+    fn split_k_reduction_is_the_ordered_sum_bit_for_bit() -> Result<()> {
+        let ctx = Context::emulator();
+        let mut rng = crate::testing::Rng::new(0x5_1e7_7c);
+        for (rows, cols, ldc, splits, batch, beta, act) in
+            [(1u32, 1u32, 1u32, 1u32, 1u32, 0.5f32, Activation::None), (7, 9, 11, 3, 2, -0.75, Activation::Relu), (33, 70, 70, 4, 3, 0.0, Activation::None)]
+        {
+            let stride_c = rows as usize * ldc as usize + 5;
+            let plane = rows as usize * cols as usize;
+            let parts: Vec<f32> = (0..batch as usize * splits as usize * plane).map(|i| rng.f32() * [1.0, 1e4, 1e-3, 3e7][(i / plane) % 4]).collect();
+            let bias: Vec<f32> = (0..cols).map(|_| rng.f32()).collect();
+            let c0: Vec<f32> = (0..batch as usize * stride_c).map(|_| if beta == 0.0 { f32::NAN } else { rng.f32() }).collect();
+            let p = SplitKParams {
+                rows,
+                cols,
+                ldc,
+                splits,
+                batch,
+                activation: act.code(),
+                has_bias: 1,
+                pad: 0,
+                alpha: 1.5,
+                beta,
+                stride_c: stride_c as u64,
+            };
+            let (pb, bb, mut cb) = (ctx.upload(&parts)?, ctx.upload(&bias)?, ctx.upload(&c0)?);
+            let _op = ctx.op(&[], &[])?;
+            let c = &mut cb;
+            launch!(&ctx, k::gemm::mma::gemm_splitk_reduce_f32, split_k_config(&p), &pb, c, &bb, p)?;
+            let got = cb.download()?;
+            for z in 0..batch as usize {
+                for i in 0..rows as usize {
+                    for j in 0..cols as usize {
+                        let o = z * stride_c + i * ldc as usize + j;
+                        let mut sum = 0f32;
+                        for s in 0..splits as usize {
+                            sum += parts[(z * splits as usize + s) * plane + i * cols as usize + j];
+                        }
+                        let mut v = p.alpha * sum;
+                        if beta != 0.0 {
+                            v = beta.mul_add(c0[o], v);
+                        }
+                        v += bias[j];
+                        if act == Activation::Relu && v <= 0.0 {
+                            v = 0.0;
+                        }
+                        assert_eq!(got[o].to_bits(), v.to_bits(), "{rows}x{cols}x{batch}, {splits} parts, ({z}, {i}, {j})");
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn every_kernel_is_reachable_and_valid() {
         for k in WgmmaKernel::ALL {

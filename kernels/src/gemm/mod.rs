@@ -10,7 +10,9 @@
 //! `A` is `(m, k)` with leading dimension `lda`, `B` is `(k, n)` with `ldb`,
 //! `C` is `(m, n)` with `ldc`.
 
+pub mod index;
 pub mod mma;
+pub mod reduce;
 pub mod simt;
 pub mod wgmma;
 

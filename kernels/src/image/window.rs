@@ -263,7 +263,8 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 let y = row_at(i);
                 let full_rows = y >= r && y + r < p.height;
                 let cy = window_len(y, r, p.height);
-                let (_, osh) = win_chunk_split(y as i64 * rb as i64 + x0 as i64);
+                // The band's first output byte: its segment without the halo.
+                let (_, osh) = win_chunk_split(win_seg_start(y, rb, x0, 0));
                 let prow = pl.offset(g, WIN_P_PAD as usize);
                 let full = full_count(r);
                 // Only the rounds that hold output bytes (runtime bounds:
@@ -287,7 +288,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             // Store: the row's 16-byte chunks (image-aligned) from the staging row.
             if active {
                 let y = row_at(i);
-                let (cs, osh) = win_chunk_split(y as i64 * rb as i64 + x0 as i64);
+                let (cs, osh) = win_chunk_split(win_seg_start(y, rb, x0, 0));
                 let end = osh + band_bytes;
                 let mut c = lane;
                 while c < end.div_ceil(16) {

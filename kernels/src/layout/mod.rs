@@ -186,6 +186,7 @@
 
 pub mod analysis;
 pub mod fragment;
+pub mod shard;
 mod swizzle;
 pub mod wgmma;
 

@@ -650,15 +650,15 @@ unsafe fn epilogue<O: Value>(
     t: usize,
     threads: usize,
 ) {
-    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    let (lc, n) = (p.g.c(), p.g.n as usize);
     let (alpha, beta) = (p.g.alpha, p.g.beta);
     for pass in 0..et.pieces() / threads {
         let (r, col) = et.piece(t + pass * threads);
         let (row, gcol) = (m0 + r, n0 + col);
-        if row >= m || gcol >= n {
+        if !lc.in_bounds(row, gcol) {
             continue;
         }
-        let o = base + row * ldc + gcol;
+        let o = base + lc.offset(row, gcol);
         let whole = gcol + 4 <= n && o % 4 == 0;
         unsafe {
             let mut v = tile.load_vec::<f32x4>(et.offset(r, col)).to_array().map(|x| alpha * x);

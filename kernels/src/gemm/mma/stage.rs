@@ -6,8 +6,13 @@
 //! 32-bit elements). One pass over the operand; the GEMM then runs on the
 //! copy at full speed.
 
+use core::marker::PhantomData;
+
 use crate::arch::{global_row, global_x, Global};
+use crate::gemm::index::SplitKWorkspace;
+use crate::gemm::reduce::{reduce_config, split_k_reduce, ReduceEpilogue};
 use crate::kernel;
+use crate::layout::{Layout2, Layout3};
 use crate::launch::LaunchConfig;
 use crate::numeric::{Bf16, F16};
 
@@ -138,7 +143,7 @@ pub const fn bias_act_config(p: &BiasActParams) -> LaunchConfig {
 unsafe fn bias_act_body<T: super::Value>(x: Global<T>, bias: Global<f32>, p: BiasActParams) {
     let (c, r) = (global_x(), crate::arch::global_row());
     if c < p.cols && r < p.rows {
-        let o = r as usize * p.ld as usize + c as usize;
+        let o = Layout2::row_major_ld(p.rows as usize, p.cols as usize, p.ld as usize).offset(r as usize, c as usize);
         unsafe {
             let v = x.read(o).to_f32() + bias.read(c as usize);
             x.write(o, T::one(super::activate(p.activation, v)));
@@ -198,43 +203,68 @@ pub struct SplitKParams {
     pub stride_c: u64,
 }
 
-/// One thread per element of `C`, 256 × 1 blocks covering the columns,
-/// the rows of every matrix of the batch on y (folded into z beyond the
-/// grid's y limit).
-pub const fn split_k_config(p: &SplitKParams) -> LaunchConfig {
-    LaunchConfig::cover_2d(p.cols, p.rows * p.batch, [256, 1]).fold_rows()
+impl SplitKParams {
+    /// The workspace of partial products: `batch · splits` packed
+    /// `rows × cols` matrices.
+    #[inline(always)]
+    pub const fn workspace(&self) -> SplitKWorkspace {
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        SplitKWorkspace { rows, cols, ld: cols, slices: self.splits as usize, batch: self.batch as usize }
+    }
+
+    /// Layout of `C`: `(batch, rows, cols)`, `stride_c` apart, rows `ldc` apart.
+    #[inline(always)]
+    pub const fn c(&self) -> Layout3 {
+        Layout3 {
+            shape: [self.batch as usize, self.rows as usize, self.cols as usize],
+            stride: [self.stride_c as usize, self.ldc as usize, 1],
+        }
+    }
 }
 
-/// The reduction.
+/// One thread per element of `C`, 256 × 1 blocks covering the columns,
+/// the rows of every matrix of the batch on y (folded into z beyond the
+/// grid's y limit): [`reduce_config`].
+pub const fn split_k_config(p: &SplitKParams) -> LaunchConfig {
+    reduce_config(p.rows, p.cols, p.batch)
+}
+
+/// The tensor-core engines' epilogue of the reduction:
+/// `C = act(α·sum + β·C + bias[col])` rounded to `T`.
+struct FusedReduce<T> {
+    p: SplitKParams,
+    bias: Global<f32>,
+    out: PhantomData<T>,
+}
+
+impl<T: super::Value> ReduceEpilogue for FusedReduce<T> {
+    type Out = T;
+    #[inline(always)]
+    unsafe fn store(&self, c: Global<T>, z: usize, row: usize, col: usize, sum: f32) {
+        let p = &self.p;
+        let o = p.c().offset(z, row, col);
+        let mut v = p.alpha * sum;
+        unsafe {
+            if p.beta != 0.0 {
+                v = crate::arch::fma(p.beta, c.read(o).to_f32(), v);
+            }
+            if p.has_bias != 0 {
+                v += self.bias.read(col);
+            }
+            c.write(o, T::one(super::activate(p.activation, v)));
+        }
+    }
+}
+
+/// The reduction: the shared body ([`split_k_reduce`]) with the fused
+/// epilogue.
 ///
 /// # Safety
 /// `parts` holds `batch·splits·rows·cols` elements, `c` every element of
 /// `C` for every batch index, `bias` `cols` elements when `has_bias` is set.
 #[inline(always)]
 unsafe fn split_k_body<T: super::Value>(parts: Global<f32>, c: Global<T>, bias: Global<f32>, p: SplitKParams) {
-    let (j, r) = (global_x() as usize, crate::arch::global_row() as usize);
-    let (rows, cols) = (p.rows as usize, p.cols as usize);
-    if j >= cols || r >= rows * p.batch as usize {
-        return;
-    }
-    let (z, i) = (r / rows, r % rows);
-    let plane = rows * cols;
-    let first = z * p.splits as usize * plane + i * cols + j;
-    let mut sum = 0f32;
-    for s in 0..p.splits as usize {
-        sum += unsafe { parts.read(first + s * plane) };
-    }
-    let o = z * p.stride_c as usize + i * p.ldc as usize + j;
-    let mut v = p.alpha * sum;
-    unsafe {
-        if p.beta != 0.0 {
-            v = crate::arch::fma(p.beta, c.read(o).to_f32(), v);
-        }
-        if p.has_bias != 0 {
-            v += bias.read(j);
-        }
-        c.write(o, T::one(super::activate(p.activation, v)));
-    }
+    unsafe { split_k_reduce(parts, p.workspace(), c, &FusedReduce { p, bias, out: PhantomData }) }
 }
 
 kernel! {

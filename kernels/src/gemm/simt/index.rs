@@ -416,7 +416,11 @@ pub const fn split_k_slices(k: u32, ks: u32) -> u32 {
 
 /// Where slice `z` of the split-k workspace starts: the slices are
 /// `m × ldc` matrices (`p.ldc`: the workspace's leading dimension) one
-/// after the other.
+/// after the other: the start of slice `z` of the
+/// [`SplitKWorkspace`](crate::gemm::index::SplitKWorkspace) the
+/// reduction reads (`split_k_slice_offset_is_the_workspace_slice` checks
+/// that they agree; written as `z · m · ldc` because that association is
+/// what the shipped PTX of the partial-product kernel was measured with).
 #[inline(always)]
 pub const fn split_k_slice_offset(z: u32, p: &GemmParams) -> usize {
     z as usize * p.m as usize * p.ldc as usize

@@ -5,10 +5,12 @@
 //! same order every run: deterministic) and applies `α`, `β`.
 
 use super::float4::Tiling;
-use super::index::{split_k_slice_offset, split_k_slices, SPLIT_K_MIN_TILES};
+use super::index::{split_k_slices, SPLIT_K_MIN_TILES};
 use super::k09_warptile::WT_64X64X16_W32X32;
 use super::{write_c, GemmParams};
-use crate::arch::{global_row, global_x, Global};
+use crate::arch::Global;
+use crate::gemm::index::SplitKWorkspace;
+use crate::gemm::reduce::{reduce_config, split_k_reduce, ReduceEpilogue};
 use crate::kernel;
 use crate::launch::LaunchConfig;
 
@@ -24,13 +26,29 @@ pub const fn split_k_config(p: &GemmParams, ks: u32) -> LaunchConfig {
     cfg
 }
 
-/// Threads per block of the reduction.
-pub const REDUCE_THREADS: u32 = 256;
+pub use crate::gemm::reduce::REDUCE_THREADS;
 
 /// Grid of the reduction: one thread per element of `C`, rows folded into
-/// z beyond the grid's y limit.
+/// z beyond the grid's y limit ([`reduce_config`] of one matrix).
 pub const fn split_k_reduce_config(p: &GemmParams) -> LaunchConfig {
-    LaunchConfig::cover_2d(p.n, p.m, [REDUCE_THREADS, 1]).fold_rows()
+    reduce_config(p.m, p.n, 1)
+}
+
+/// The SIMT workspace: `slices` partial products of `C` (`p.m × p.n`),
+/// each with the workspace's leading dimension `ldw`.
+#[inline(always)]
+pub const fn split_k_workspace(p: &GemmParams, ldw: u32, slices: u32) -> SplitKWorkspace {
+    SplitKWorkspace { rows: p.m as usize, cols: p.n as usize, ld: ldw as usize, slices: slices as usize, batch: 1 }
+}
+
+/// The SIMT ladder's epilogue of the reduction: `C = α·sum + β·C`
+/// ([`write_c`]) at `(row, col)` of the user's `C` (`p.ldc`).
+impl ReduceEpilogue for GemmParams {
+    type Out = f32;
+    #[inline(always)]
+    unsafe fn store(&self, c: Global<f32>, _z: usize, row: usize, col: usize, sum: f32) {
+        unsafe { write_c(self, c, self.c().offset(row, col), sum) }
+    }
 }
 
 /// `k` per slice for `slices` slices of a problem with `k`: a multiple of
@@ -59,20 +77,10 @@ kernel! {
 
 kernel! {
     /// Split-k reduction: `C = α·Σ_z slice_z + β·C` per element, the
-    /// slices summed in order `z = 0, 1, …` (deterministic); β = 0 never
-    /// reads `C`. `p`: the user's problem (`ldc` of `C`); `ldw`: the
+    /// slices summed in order `z = 0, 1, …` (deterministic; the shared
+    /// body [`split_k_reduce`]); β = 0 never reads `C`. `p`: the user's problem (`ldc` of `C`); `ldw`: the
     /// workspace's leading dimension. Launch: [`split_k_reduce_config`].
     pub fn sgemm_split_k_reduce(p: GemmParams, ldw: u32, slices: u32, ws: Global<f32>, c: Global<f32>) {
-        let (col, row) = (global_x() as usize, global_row() as usize);
-        let lc = p.c();
-        if lc.in_bounds(row, col) {
-            let w = GemmParams { ldc: ldw, ..p };
-            let o = w.c().offset(row, col);
-            let mut sum = 0.0f32;
-            for z in 0..slices {
-                sum += ws.read(split_k_slice_offset(z, &w) + o);
-            }
-            write_c(&p, c, lc.offset(row, col), sum);
-        }
+        split_k_reduce(ws, split_k_workspace(&p, ldw, slices), c, &p)
     }
 }

@@ -488,6 +488,17 @@ proptest! {
     }
 }
 
+proptest! {
+    /// The partial-product kernel writes slice `z` where the shared
+    /// reduction reads it: the SIMT workspace's slice `z`, row 0, column 0.
+    #[test]
+    fn split_k_slice_offset_is_the_workspace_slice(m in 1u32..5000, n in 1u32..5000, pad in 0u32..9, z in 0u32..64) {
+        let p = GemmParams { m, n, k: 64, lda: 64, ldb: n, ldc: n + pad, alpha: 1.0, beta: 0.0 };
+        let w = crate::gemm::simt::split_k_workspace(&p, p.ldc, z + 1);
+        prop_assert_eq!(split_k_slice_offset(z, &p), w.offset(0, z as usize, 0, 0));
+    }
+}
+
 #[test]
 fn split_k_depth_is_whole_tiles_and_covers_k_in_at_most_the_slices_asked() {
     use crate::gemm::simt::{split_k_depth, SPLIT_K_TILING};

@@ -1,0 +1,56 @@
+//! The split-K reduction every engine shares: one thread per element of
+//! `C` sums the element's partial products from a [`SplitKWorkspace`] in
+//! slice order (`s = 0, 1, …`: the same order every run, so the result
+//! does not depend on scheduling), then hands the sum to the engine's
+//! epilogue ([`ReduceEpilogue`]): α/β for the SIMT ladder
+//! (`sgemm_split_k_reduce`), α/β, bias, activation and the output type for
+//! the tensor-core engines (`gemm_splitk_reduce_{f32,bf16,f16}`).
+
+use super::index::SplitKWorkspace;
+use crate::arch::{global_row, global_x, Global};
+use crate::launch::LaunchConfig;
+
+/// Threads per block of the reduction.
+pub const REDUCE_THREADS: u32 = 256;
+
+/// Grid of the reduction over `rows × cols` matrices, `batch` of them:
+/// one thread per element, `REDUCE_THREADS × 1` blocks covering the
+/// columns, the rows of every matrix on y (folded into z beyond the
+/// grid's y limit).
+pub const fn reduce_config(rows: u32, cols: u32, batch: u32) -> LaunchConfig {
+    LaunchConfig::cover_2d(cols, rows * batch, [REDUCE_THREADS, 1]).fold_rows()
+}
+
+/// What a split-K reduction does with the sum of an element's parts.
+pub trait ReduceEpilogue {
+    /// The element of `C`.
+    type Out: Copy;
+
+    /// Writes element `(row, col)` of matrix `z` of `c` from `sum`, the
+    /// ordered sum of its parts.
+    ///
+    /// # Safety
+    /// `c` holds that element.
+    unsafe fn store(&self, c: Global<Self::Out>, z: usize, row: usize, col: usize, sum: f32);
+}
+
+/// The reduction body: the calling thread's element (x: column; y: row
+/// of the batch's stacked matrices, [`reduce_config`]) summed over the
+/// workspace's slices in order, then stored by `epi`.
+///
+/// # Safety
+/// `ws` holds the workspace (`w.cosize()` elements); `c` every element
+/// `epi` writes.
+#[inline(always)]
+pub unsafe fn split_k_reduce<E: ReduceEpilogue>(ws: Global<f32>, w: SplitKWorkspace, c: Global<E::Out>, epi: &E) {
+    let (col, r) = (global_x() as usize, global_row() as usize);
+    if col >= w.cols || r >= w.rows * w.batch {
+        return;
+    }
+    let (z, row) = (r / w.rows, r % w.rows);
+    let mut sum = 0f32;
+    for s in 0..w.slices {
+        sum += unsafe { ws.read(w.offset(z, s, row, col)) };
+    }
+    unsafe { epi.store(c, z, row, col, sum) }
+}
