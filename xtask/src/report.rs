@@ -241,13 +241,14 @@ pub fn import_logs(dirs: &[PathBuf], driver: &str, date: Option<&str>, out: &Pat
 // Markdown
 // ---------------------------------------------------------------------------
 
-const FAMILIES: [(&str, &str); 6] = [
+const FAMILIES: [(&str, &str); 7] = [
     ("sgemm", "SGEMM ladder (f32, CUDA cores) — % of cuBLAS SGEMM"),
     ("gemm_tc", "Tensor-core GEMM — % of cuBLAS with the same types"),
     ("gemm_tc_decode", "Tensor-core GEMM, decode shapes (memory-bound) — % of the bandwidth of a device copy of B"),
     ("transpose", "Transpose ladder (f32) — % of a device-to-device copy of the same bytes"),
     ("image", "Image kernels and vector add — % of a device-to-device copy of the same bytes"),
     ("multi_gpu", "Multi-GPU group — % of one GPU's throughput on the same work (200 % = 2× faster); NCCL rows: bus bandwidth"),
+    ("stream_overlap", "Streams: upload → SGEMM → download pipelines — % of the ideal (the busiest of copy-in, compute, copy-out alone)"),
 ];
 
 fn pct(r: &Record) -> String {
