@@ -40,6 +40,15 @@
 //! its stream or an event after it is synchronised, and the pinned buffer's
 //! accessors wait for that themselves.
 //!
+//! Not ordered for you either: the [`crate::multi`] group operations
+//! (collectives, [`crate::multi::ShardedGemm`], `process_batch`) run on
+//! their contexts' default streams and their own transfer streams, ordered
+//! against the default streams by events; their buffers' uses are not
+//! recorded per buffer (only [`crate::multi::copy_peer`]'s are). Before a
+//! group's buffer is used on another stream of its context, make that
+//! stream wait for the default stream (`on.wait_event(&ctx.record_event()?)`),
+//! and synchronise the stream before the group uses the buffer again.
+//!
 //! Before the first [`Context::new_stream`] everything runs on the default
 //! stream and no events are recorded (no cost); after it, each operation
 //! records one event per buffer it touches (about a microsecond each).

@@ -674,12 +674,22 @@ pub fn copy_peer<T: Element>(group: &DeviceGroup, from: usize, src: &Buffer<T>, 
     let (Storage::Cuda { ptr: s, .. }, Storage::Cuda { ptr: d, .. }) = (&src.storage, &dst.storage) else {
         unreachable!("CUDA contexts hold CUDA buffers")
     };
+    // The copy runs on `to`'s default stream: an ordered operation there
+    // for `dst`, and one over `src` whose stream is that same stream (a
+    // wait on `from`'s events across devices), so that streams of either
+    // context (`Context::on`) order their uses and frees after it.
+    let _dst_op = group.context(to).op(&[], &[dst.tracker()])?;
+    let _src_op = crate::stream::Op::new(&group.context(from).inner, Some(&b.stream), &[src.tracker()], &[])?;
     b.ctx.bind_to_thread().map_err(crate::backend::driver("making the context current"))?;
     // SAFETY: both allocations hold at least `src.len()` elements.
     unsafe {
         cudarc::driver::result::memcpy_peer_async(b.ctx.cu_ctx(), *d, a.ctx.cu_ctx(), *s, src.len() * size_of::<T>(), b.stream.cu_stream())
     }
-    .map_err(crate::backend::driver("copying between devices"))
+    .map_err(crate::backend::driver("copying between devices"))?;
+    // `src` is freed on `from`'s default stream when it was allocated
+    // there (and recorded nowhere before `from` has streams): that stream
+    // waits for the copy, so dropping `src` right away is safe.
+    a.stream.join(&b.stream).map_err(crate::backend::driver("ordering after the peer copy"))
 }
 
 #[cfg(test)]
