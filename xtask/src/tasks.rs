@@ -95,13 +95,14 @@ pub fn test(extra: &[String]) -> Result<()> {
     // crate with its experiments, for their launch bounds, and cargo would
     // unify that into the others); xtask's own tests; and the kernel tests
     // once more with the experiment kernels (feature `experiments`, their
-    // own PTX module) built in.
+    // own PTX module) built in, and the device-fault test, whose trap
+    // kernel is one of those.
     let runs: [(&str, Vec<&str>); 3] = [
         ("cargo test", vec!["test", "--workspace", "--exclude", "xtask", "--release"]),
         ("cargo test -p xtask", vec!["test", "--release", "-p", "xtask"]),
         (
             "cargo test --features experiments",
-            vec!["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--features", "experiments"],
+            vec!["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--test", "device_fault", "--features", "experiments"],
         ),
     ];
     let mut totals = TestTotals::default();
