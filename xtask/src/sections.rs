@@ -77,6 +77,9 @@ pub enum Cell {
     Pct(Sel),
     /// The records' throughput, with this many decimals.
     Num(Sel, usize),
+    /// The ratio as a speed-up, `1.90×` (two decimals): for rows whose
+    /// ceiling is the same work on fewer devices.
+    Speedup(Sel),
     /// The cells one after the other.
     Cat(&'static [Cell]),
 }
@@ -105,8 +108,15 @@ fn matches(pattern: &str, kernel: &str) -> bool {
     }
 }
 
-/// The records a selector names (see the module's rules).
+/// The records a selector names (see the module's rules): those with a
+/// ratio to a ceiling, or the ceiling rows themselves.
 pub fn select<'a>(sel: &Sel, records: &'a [Loaded]) -> Result<Vec<&'a Loaded>> {
+    select_rows(sel, records, true)
+}
+
+/// As [`select`]; with `ratios_only` false also rows measured against no
+/// ceiling (bandwidths), for cells that show the throughput.
+fn select_rows<'a>(sel: &Sel, records: &'a [Loaded], ratios_only: bool) -> Result<Vec<&'a Loaded>> {
     let mut found: Vec<&Loaded> = records
         .iter()
         .filter(|l| {
@@ -115,7 +125,7 @@ pub fn select<'a>(sel: &Sel, records: &'a [Loaded]) -> Result<Vec<&'a Loaded>> {
                 && sel.kernels.iter().any(|k| matches(k, &r.kernel))
                 && sel.shapes.contains(&r.shape.as_str())
                 && (sel.dtype.is_empty() || r.dtype == sel.dtype)
-                && (r.ratio.is_some() || r.check == "ceiling")
+                && (!ratios_only || r.ratio.is_some() || r.check == "ceiling")
                 && !r.check.starts_with("FAIL")
                 && (sel.runs.is_empty() || sel.runs.iter().any(|x| run_of(l).contains(x) || l.file.contains(x)))
         })
@@ -166,8 +176,14 @@ fn cell<'a>(c: &Cell, records: &'a [Loaded], used: &mut Vec<&'a Loaded>) -> Resu
             used.extend(&f);
             span(f.iter().filter_map(|l| l.rec.ratio).map(|x| 100.0 * x), 1)
         }
-        Cell::Num(sel, d) => {
+        Cell::Speedup(sel) => {
             let f = select(sel, records)?;
+            let Some(_) = f.iter().find(|l| l.rec.ratio.is_some()) else { bail!("{sel:?}: no ratio (a ceiling row)") };
+            used.extend(&f);
+            format!("{}×", span(f.iter().filter_map(|l| l.rec.ratio), 2))
+        }
+        Cell::Num(sel, d) => {
+            let f = select_rows(sel, records, false)?;
             used.extend(&f);
             span(f.iter().map(|l| l.rec.throughput), *d)
         }
@@ -327,6 +343,20 @@ const fn tr(kernel: &'static [&'static str], shape: &'static [&'static str], run
 
 const fn img(kernels: &'static [&'static str], shape: &'static [&'static str], runs: &'static [&'static str]) -> Cell {
     Cell::Pct(Sel { family: "image", kernels, shapes: shape, dtype: "", runs })
+}
+
+/// A speed-up of the 2-GPU runs: the row `$kernel` of `$shape` in `$run`.
+macro_rules! mg {
+    ($kernel:expr, $shape:expr, $run:expr) => {
+        Cell::Speedup(Sel { family: "multi_gpu", kernels: &[$kernel], shapes: &[$shape], dtype: "", runs: &[$run] })
+    };
+}
+
+/// A bandwidth of the 2-GPU runs (GB/s, one decimal).
+macro_rules! mg_bw {
+    ($kernel:expr, $shape:expr, $run:expr) => {
+        Cell::Num(Sel { family: "multi_gpu", kernels: &[$kernel], shapes: &[$shape], dtype: "", runs: &[$run] }, 1)
+    };
 }
 
 /// Every generated table.
@@ -708,7 +738,54 @@ pub const TABLES: &[Table] = &[
         ],
         note: "H100, % of cuBLAS `GemmEx` with the same types in the same run.",
     },
+    Table {
+        name: "multi-gpu",
+        file: "BENCHMARKS.md",
+        header: &["row", "shape", "2 GPUs against one", "target"],
+        align: "llrr",
+        rows: &[
+            &[Cell::T("sharded SGEMM, C left sharded"), Cell::T("16384³ f32"), mg!("sharded sgemm (C sharded)", "16384×16384×16384 grid 2×1 q 2", M5), Cell::T("1.85×")],
+            &[Cell::T("sharded SGEMM + gather of C to rank 0"), Cell::T("16384³ f32"), mg!("sharded sgemm + gather to rank 0", "16384×16384×16384 grid 2×1 q 2", M5), Cell::T("—")],
+            &[Cell::T("sharded SGEMM, transfers overlapped"), Cell::T("16384³ f32"), mg!("sharded sgemm, overlapped (C sharded)", "16384×16384×16384 grid 2×1 q 2", M5), Cell::T("—")],
+            &[Cell::T("local products alone (no communication)"), Cell::T("16384³ f32"), mg!("local products only (no communication)", "16384×16384×16384, rows split", M5), Cell::T("ceiling")],
+            &[Cell::T("sharded bf16 GEMM, B broadcast once"), Cell::T("32768×32768×8192"), mg!("sharded bf16 gemm, B broadcast once (C sharded)", "32768×32768×8192 grid 2×1 q 1", M5), Cell::T("1.8×")],
+            &[Cell::T("sharded bf16 GEMM, k panels"), Cell::T("32768×32768×8192"), mg!("sharded bf16 gemm, k panels (C sharded)", "32768×32768×8192 grid 2×1 q 2", M5), Cell::T("—")],
+            &[Cell::T("local bf16 products alone"), Cell::T("32768×32768×8192"), mg!("local bf16 products only (no communication)", "32768×32768×8192, rows split", M5), Cell::T("ceiling")],
+            &[
+                Cell::T("image batch, blur r3, host to host (missed)"),
+                Cell::T("64 × 3840×2160×3 / 256 × 1920×1080×3"),
+                Cell::Cat(&[mg!("image batch, blur r3 (host to host)", "64 × 3840×2160×3", M6), Cell::T(" / "), mg!("image batch, blur r3 (host to host)", "256 × 1920×1080×3", M6)]),
+                Cell::T("1.9×"),
+            ],
+            &[
+                Cell::T("pinned host → device / device → host, both GPUs at once"),
+                Cell::T("1 GiB each"),
+                Cell::Cat(&[mg!("pinned host → device, all at once", "1024 MiB each", M6), Cell::T(" / "), mg!("device → pinned host, all at once", "1024 MiB each", M6)]),
+                Cell::T("—"),
+            ],
+            &[
+                Cell::T("NCCL broadcast / all-gather bus bandwidth, cuMemcpyPeer (GB/s)"),
+                Cell::T("1 GiB"),
+                Cell::Cat(&[
+                    mg_bw!("NCCL broadcast", "1024 MiB", M5),
+                    Cell::T(" / "),
+                    mg_bw!("NCCL all-gather", "1024 MiB", M5),
+                    Cell::T(" / "),
+                    mg_bw!("cuMemcpyPeer 0 → 1", "1024 MiB", M5),
+                ]),
+                Cell::T("—"),
+            ],
+        ],
+        note: "Two H200s (NVLink NV18), NCCL 2.28.9: the group's time against one GPU's on the same work in the same run, \
+               operands starting in the group's layout, every result checked against the one-GPU result (`bench-multi_gpu`). \
+               Speed-ups are the record's ratio, two decimals.",
+    },
 ];
+
+const M5: &str = "2026-11-24-h200x2-multi-run5";
+const M6: &str = "2026-11-24-h200x2-multi-run6";
+
+
 
 /// `cargo xtask report`'s sections: rewrite them (`check`: only compare,
 /// and fail naming the stale ones).
