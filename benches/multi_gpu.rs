@@ -26,8 +26,10 @@
 //! `FERROTILE_REQUIRE_NCCL=1`); run with `NCCL_NVLS_ENABLE=0` in the
 //! environment (bundle/run.sh sets it and finds NCCL).
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use ferrotile::cudarc::driver::{CudaContext, CudaSlice, CudaStream, PinnedHostSlice};
 use ferrotile::gemm::{Gemm, GemmElement};
 use ferrotile::half::bf16;
 use ferrotile::image::HostImage;
@@ -385,6 +387,80 @@ fn comm(group: &DeviceGroup, args: &Args) -> Result<()> {
             time: tc,
             work: Work::Bytes(bytes as f64),
             ceiling: None,
+            check: "copy",
+        });
+    }
+    if group.collective_kind() == multi::CollectiveKind::Nccl {
+        host_links(group, bytes, args.iters.max(3))?;
+    }
+    Ok(())
+}
+
+/// One GPU's end of a host link: its context, a stream, pinned host memory
+/// and a device buffer of the same size.
+type HostEnd = (Arc<CudaContext>, Arc<CudaStream>, PinnedHostSlice<u8>, CudaSlice<u8>);
+
+/// The host links: pinned host → device and device → host copies of
+/// `bytes`, on GPU 0 alone and on every GPU at once (one thread each).
+/// A host-to-host batch cannot scale past what "at once" moves.
+fn host_links(group: &DeviceGroup, bytes: usize, iters: usize) -> Result<()> {
+    use std::sync::Barrier;
+    let driver = |e: ferrotile::cudarc::driver::DriverError| ferrotile::Error::Driver { op: "timing host copies", detail: e.to_string() };
+    let p = group.len();
+    // Per GPU: pinned host memory, a device buffer, a stream of its own.
+    let mut ends = Vec::with_capacity(p);
+    for d in 0..p {
+        let cctx = group.context(d).cudarc_context().expect("a CUDA group").clone();
+        cctx.bind_to_thread().map_err(driver)?;
+        // SAFETY: written by the copies before it is read.
+        let host = unsafe { cctx.alloc_pinned::<u8>(bytes) }.map_err(driver)?;
+        let stream = cctx.new_stream().map_err(driver)?;
+        let dev = stream.alloc_zeros::<u8>(bytes).map_err(driver)?;
+        ends.push((cctx, stream, host, dev));
+    }
+    // (direction, how many GPUs) → the median time of all of them copying once.
+    let run = |ends: &mut Vec<HostEnd>, to_device: bool, gpus: usize| -> Result<Duration> {
+        let barrier = Barrier::new(gpus);
+        let mut times = Vec::with_capacity(iters);
+        for _ in 0..iters + 1 {
+            let t0 = std::time::Instant::now();
+            std::thread::scope(|scope| -> Result<()> {
+                let workers: Vec<_> = ends
+                    .iter_mut()
+                    .take(gpus)
+                    .map(|(cctx, stream, host, dev): &mut HostEnd| {
+                        let barrier = &barrier;
+                        scope.spawn(move || -> Result<()> {
+                            cctx.bind_to_thread().map_err(driver)?;
+                            barrier.wait();
+                            if to_device { stream.memcpy_htod(&*host, dev).map_err(driver)? } else { stream.memcpy_dtoh(&*dev, host).map_err(driver)? }
+                            stream.synchronize().map_err(driver)
+                        })
+                    })
+                    .collect();
+                workers.into_iter().try_for_each(|w| w.join().expect("a copy thread panicked"))
+            })?;
+            times.push(t0.elapsed());
+        }
+        times.remove(0);
+        times.sort();
+        Ok(times[times.len() / 2])
+    };
+    for (to_device, name) in [(true, "pinned host → device"), (false, "device → pinned host")] {
+        let alone = run(&mut ends, to_device, 1)?;
+        let all = run(&mut ends, to_device, p)?;
+        let (bw1, bwp) = (bytes as f64 / alone.as_secs_f64() / 1e9, (p * bytes) as f64 / all.as_secs_f64() / 1e9);
+        println!("| {name}, GPU 0 alone / all {p} at once | {} MiB each | {} | {} | {:.2}× | {bw1:.1} / {bwp:.1} GB/s | |", bytes >> 20, ms(alone), ms(all), bwp / bw1);
+        let rung = format!("group of {p}");
+        results::record(Measured {
+            family: "multi_gpu",
+            kernel: &format!("{name}, all at once"),
+            rung: Some(&rung),
+            shape: &format!("{} MiB each", bytes >> 20),
+            dtype: "u8",
+            time: all,
+            work: Work::Bytes((p * bytes) as f64),
+            ceiling: Some(("GPU 0 alone", alone.mul_f64(p as f64))),
             check: "copy",
         });
     }

@@ -212,12 +212,26 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         let slices = p.gemm.split_k_slices_on(ctx);
         let kernel = if slices > 1 { format!("sgemm_split_k_64x64x16_w32x32 × {slices} + reduce") } else { auto.name().to_string() };
         let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
+        let cb_time = ceiling.as_ref().map(|(tc, _)| *tc);
         let (cb_ms, pct, cb_check) = match ceiling {
             Some((tc, chk)) => (format!("{:.3}", ms(tc)), format!("{:.1}", 100.0 * tc.as_secs_f64() / t.as_secs_f64()), chk),
             None => ("—".into(), "—".into(), "—".into()),
         };
         let check = if cb_check == "ok" || cb_check == "—" { check } else { format!("{check} (cuBLAS: {cb_check})") };
         println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {kernel} | {pct} | {check} |", ms(t));
+        // The record `cargo xtask import-log` makes of this row (family
+        // `sgemm_class`, shape `m×n×k OP`, rung: the class).
+        results::record(Measured {
+            family: "sgemm_class",
+            kernel: &kernel,
+            rung: Some(class),
+            shape: &format!("{m}×{n}×{k} {op}"),
+            dtype: "f32",
+            time: t,
+            work: Work::GFlops(2.0 * (m * n * k) as f64),
+            ceiling: cb_time.map(|tc| ("cuBLAS SGEMM (same transposes)", tc)),
+            check: &check,
+        });
     }
     Ok(())
 }

@@ -144,6 +144,24 @@ pub(crate) struct Cuda {
     /// been raised to (bytes; 0 while at the default 48 KiB).
     functions: Mutex<HashMap<&'static str, (Arc<CudaFunction>, u32)>>,
     pub(crate) info: DeviceInfo,
+    /// The first device fault (a sticky error) seen on this context; once
+    /// set, nothing more is launched on it.
+    fault: std::sync::OnceLock<String>,
+}
+
+impl Cuda {
+    /// Passes `r` through, remembering a device fault it carries.
+    pub(crate) fn note<T>(&self, r: Result<T>) -> Result<T> {
+        r.map_err(|e| self.noted(e))
+    }
+
+    /// Passes `e` through, remembering it if it is a device fault.
+    pub(crate) fn noted(&self, e: Error) -> Error {
+        if let Error::DeviceFault { detail, .. } = &e {
+            let _ = self.fault.set(detail.clone());
+        }
+        e
+    }
 }
 
 pub(crate) enum Inner {
@@ -174,7 +192,25 @@ thread_local! {
 }
 
 pub(crate) fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
-    move |e| Error::Driver { op, detail: e.to_string() }
+    move |e| if is_sticky(&e) { Error::DeviceFault { op, detail: e.to_string() } } else { Error::Driver { op, detail: e.to_string() } }
+}
+
+/// Whether a driver error is one of CUDA's sticky errors: the device
+/// faulted while running a kernel, and the context is unusable.
+pub(crate) fn is_sticky(e: &DriverError) -> bool {
+    use sys::CUresult as R;
+    matches!(
+        e.0,
+        R::CUDA_ERROR_ILLEGAL_ADDRESS
+            | R::CUDA_ERROR_LAUNCH_FAILED
+            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | R::CUDA_ERROR_MISALIGNED_ADDRESS
+            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | R::CUDA_ERROR_INVALID_PC
+            | R::CUDA_ERROR_ASSERT
+            | R::CUDA_ERROR_ECC_UNCORRECTABLE
+    )
 }
 
 impl Context {
@@ -235,6 +271,7 @@ impl Context {
                 modules,
                 functions: Mutex::new(HashMap::new()),
                 info,
+                fault: std::sync::OnceLock::new(),
             }))),
             stream: None,
             launches: Arc::new(AtomicU64::new(0)),
@@ -383,8 +420,19 @@ impl Context {
     /// a kernel fault that happened since the last check.
     pub fn synchronize(&self) -> Result<()> {
         match &*self.inner {
-            Inner::Cuda(c) => self.stream_of(c).synchronize().map_err(driver("synchronizing")),
+            Inner::Cuda(c) => c.note(self.stream_of(c).synchronize().map_err(driver("synchronizing"))),
             Inner::Emulator => Ok(()),
+        }
+    }
+
+    /// The first device fault seen on this context (the driver's message),
+    /// if any: then the context is unusable and every call on it returns
+    /// [`Error::DeviceFault`] (see there). `None` on the emulator, whose
+    /// kernel faults are [`Error::Emulator`] and leave the context usable.
+    pub fn fault(&self) -> Option<&str> {
+        match &*self.inner {
+            Inner::Cuda(c) => c.fault.get().map(String::as_str),
+            Inner::Emulator => None,
         }
     }
 
@@ -408,7 +456,7 @@ impl Context {
                     start.record(stream).map_err(driver("recording an event"))?;
                     f()?;
                     end.record(stream).map_err(driver("recording an event"))?;
-                    end.synchronize().map_err(driver("waiting for an event"))?;
+                    c.note(end.synchronize().map_err(driver("waiting for an event")))?;
                     let ms = start.elapsed_ms(&end).map_err(driver("reading an event"))?;
                     times.push(Duration::from_secs_f64(ms as f64 / 1e3));
                 }
@@ -493,6 +541,11 @@ impl Context {
 
     /// Launches a kernel on the CUDA backend with raw parameter pointers.
     pub(crate) fn launch_cuda(&self, name: &'static str, cfg: LaunchConfig, params: &mut [*mut std::ffi::c_void]) -> Result<()> {
+        if let Inner::Cuda(c) = &*self.inner {
+            if let Some(first) = c.fault.get() {
+                return Err(Error::DeviceFault { op: "launching a kernel (nothing was launched)", detail: first.clone() });
+            }
+        }
         let (f, c) = self.cuda_function(name, cfg.shared_bytes)?;
         // The calling thread may never have used this context (a buffer
         // made on one thread, launched on from another): make it current.
@@ -509,7 +562,16 @@ impl Context {
                 params,
             )
         }
-        .map_err(|e| Error::Launch { kernel: name, detail: e.to_string() })
+        .map_err(|e| {
+            c.noted(if is_sticky(&e) {
+                Error::DeviceFault { op: "launching a kernel", detail: format!("{name}: {e}") }
+            } else {
+                Error::Launch {
+                    kernel: name,
+                    detail: format!("grid {:?} × block {:?}, {} bytes of shared memory: {e}", cfg.grid, cfg.block, cfg.shared_bytes),
+                }
+            })
+        })
     }
 }
 
@@ -517,7 +579,7 @@ pub(crate) fn oom_or(e: DriverError, bytes: usize, op: &'static str) -> Error {
     if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
         Error::OutOfMemory { bytes }
     } else {
-        Error::Driver { op, detail: e.to_string() }
+        driver(op)(e)
     }
 }
 
@@ -662,7 +724,13 @@ impl<T: Element> Buffer<T> {
         }
         let _op = crate::stream::Op::new(&self.owner, None, &[self.tracker()], &[])?;
         match &self.storage {
-            Storage::Cuda { slice, stream, .. } => stream.clone_dtoh(&**slice).map_err(driver("copying to the host")),
+            Storage::Cuda { slice, stream, .. } => {
+                let r = stream.clone_dtoh(&**slice).map_err(driver("copying to the host"));
+                match &*self.owner {
+                    Inner::Cuda(c) => c.note(r),
+                    Inner::Emulator => r,
+                }
+            }
             // SAFETY: ptr/len describe the owned allocation.
             Storage::Host { ptr, .. } => Ok(unsafe { std::slice::from_raw_parts(*ptr, self.len) }.to_vec()),
         }
@@ -812,6 +880,22 @@ impl<T: Element> std::fmt::Debug for Buffer<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sticky_driver_errors_are_device_faults() {
+        // (A DriverError's message comes from the driver, absent here: the
+        // classification is tested on the codes.)
+        use sys::CUresult as R;
+        for code in [R::CUDA_ERROR_ILLEGAL_ADDRESS, R::CUDA_ERROR_LAUNCH_FAILED, R::CUDA_ERROR_ILLEGAL_INSTRUCTION, R::CUDA_ERROR_MISALIGNED_ADDRESS] {
+            assert!(is_sticky(&DriverError(code)), "{code:?}");
+        }
+        for code in [R::CUDA_ERROR_INVALID_VALUE, R::CUDA_ERROR_NOT_FOUND, R::CUDA_ERROR_OUT_OF_MEMORY, R::CUDA_ERROR_NOT_READY] {
+            assert!(!is_sticky(&DriverError(code)), "{code:?}");
+        }
+        assert_eq!(oom_or(DriverError(R::CUDA_ERROR_OUT_OF_MEMORY), 64, "allocating"), Error::OutOfMemory { bytes: 64 });
+        let shown = Error::DeviceFault { op: "copying to the host", detail: "an illegal memory access".into() }.to_string();
+        assert!(shown.contains("copying to the host") && shown.contains("unusable"), "{shown}");
+    }
 
     #[test]
     fn each_module_lists_its_own_kernels() {

@@ -33,10 +33,28 @@ pub enum Error {
         /// Bytes asked for.
         bytes: usize,
     },
-    /// A kernel launch failed or faulted on the device.
+    /// A kernel could not be launched: the launch configuration is beyond
+    /// the device's limits (caught before launching) or the driver refused
+    /// it. The detail names the configuration (grid, block, shared bytes).
     Launch {
         /// The kernel.
         kernel: &'static str,
+        /// The launch configuration and what was wrong with it.
+        detail: String,
+    },
+    /// The device faulted (an illegal address, a trapped kernel, a
+    /// hardware exception): a *sticky* error. The CUDA context cannot be
+    /// used again: every later call on it (and on every `Context` of the
+    /// same device in this process, which share the device's primary
+    /// context) returns this error, and [`Context::fault`](crate::Context::fault)
+    /// says what happened first. Nothing in the process can repair it;
+    /// results computed since the last successful synchronisation are lost.
+    /// Restart the process (or use the emulator).
+    DeviceFault {
+        /// What was being done when the fault was reported (faults are
+        /// reported by the next call that waits for the device, not
+        /// necessarily by the launch that caused them).
+        op: &'static str,
         /// The driver's message.
         detail: String,
     },
@@ -85,6 +103,10 @@ impl fmt::Display for Error {
             Error::Driver { op, detail } => write!(f, "CUDA driver error while {op}: {detail}"),
             Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {bytes} bytes"),
             Error::Launch { kernel, detail } => write!(f, "kernel `{kernel}` failed: {detail}"),
+            Error::DeviceFault { op, detail } => write!(
+                f,
+                "the device faulted ({detail}), reported while {op}; the CUDA context is unusable from now on (restart the process)"
+            ),
             Error::Emulator { kernel, detail } => write!(f, "emulator fault in `{kernel}`: {detail}"),
             Error::BadArgument { arg, detail } => write!(f, "invalid argument `{arg}`: {detail}"),
             Error::LengthMismatch { arg, expected, actual } => {

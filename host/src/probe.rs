@@ -107,6 +107,22 @@ pub fn cvt(ctx: &Context, x: &[f32]) -> Result<Vec<u32>> {
     buf.download()
 }
 
+/// Launches [`k::warp_probe_trap`] and downloads what the lanes wrote
+/// (their indices). With `trap` lane 0 panics: on a GPU a device fault
+/// (the download returns [`Error::DeviceFault`] and the context is unusable
+/// from then on), on the emulator [`Error::Emulator`] (the context stays
+/// usable).
+pub fn trap(ctx: &Context, trap: bool) -> Result<Vec<u32>> {
+    let mut buf = ctx.alloc::<u32>(32)?;
+    buf.fill(0xDEAD_BEEF)?;
+    {
+        let _op = ctx.op(&[], &[buf.tracker()])?;
+        let out = &mut buf;
+        launch!(ctx, k::warp_probe_trap, k::trap_probe_config(), out, trap as u32)?;
+    }
+    buf.download()
+}
+
 #[cfg(test)]
 mod tests {
     /// The body of entry `name` in the embedded PTX.

@@ -99,9 +99,9 @@ impl Stream {
     /// Waits until everything enqueued on the stream has finished; reports a
     /// kernel fault since the last check.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.cuda {
-            Some(s) => s.synchronize().map_err(driver("synchronizing a stream")),
-            None => Ok(()),
+        match (&self.cuda, &*self.owner) {
+            (Some(s), Inner::Cuda(c)) => c.note(s.synchronize().map_err(driver("synchronizing a stream"))),
+            _ => Ok(()),
         }
     }
 
@@ -140,9 +140,9 @@ impl std::fmt::Debug for Event {
 impl Event {
     /// Waits until the work before the event has finished.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.kind {
-            EventKind::Cuda(e) => e.synchronize().map_err(driver("waiting for an event")),
-            EventKind::Emulator(_) => Ok(()),
+        match (&self.kind, &*self.owner) {
+            (EventKind::Cuda(e), Inner::Cuda(c)) => c.note(e.synchronize().map_err(driver("waiting for an event"))),
+            _ => Ok(()),
         }
     }
 

@@ -162,3 +162,23 @@ kernel! {
         }
     }
 }
+
+/// [`warp_probe_trap`]'s launch: one warp.
+pub const fn trap_probe_config() -> LaunchConfig {
+    LaunchConfig::linear(1, 32)
+}
+
+kernel! {
+    /// A device fault on request: every lane writes its index to `out`,
+    /// then, when `trap` is not zero, lane 0 panics, which traps on a GPU
+    /// (the kernel's panic handler: a sticky `CUDA_ERROR_LAUNCH_FAILED`
+    /// that leaves the context unusable) and is a kernel fault on the
+    /// emulator. The device-fault tests use it.
+    pub fn warp_probe_trap(out: Global<u32>, trap: u32) {
+        let t = thread_idx_x();
+        out.write(t as usize, t);
+        if trap != 0 && t == 0 {
+            panic!()
+        }
+    }
+}

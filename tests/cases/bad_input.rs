@@ -156,6 +156,7 @@ const LAUNCH_NOTHING: &[(&str, &str)] = &[
     ("probe.rs:ldmatrix", "hidden warp probes of the experiments build (tests only)"),
     ("probe.rs:mma", "hidden warp probes of the experiments build (tests only)"),
     ("probe.rs:shfl", "hidden warp probes of the experiments build (tests only)"),
+    ("probe.rs:trap", "hidden device-fault probe of the experiments build (tests/device_fault.rs)"),
 ];
 
 /// Why aliasing cannot be written: every launching function takes its

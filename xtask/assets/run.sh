@@ -3,11 +3,13 @@
 # xtask/assets/run.sh). Runs on a CUDA machine with no Rust toolchain, from the
 # repository root:
 #
-#   bash bundle/run.sh [quick|full|tests]
+#   bash bundle/run.sh [quick|full|tests|sanitize [TOOL...]]
 #
 #   quick (default)  tests, then benches (criterion: --bench --quick --noplot)
 #   full             tests, then benches (criterion: --bench --noplot)
 #   tests            tests only
+#   sanitize         compute-sanitizer (memcheck, racecheck, synccheck, initcheck, or
+#                    the TOOLs named) over the kernel tests: benches/gpu/sanitize.sh
 #
 # bundle/manifest.txt lists the executables in bundle/bin/:
 #   `test NAME`                    libtest executables: run with $FERROTILE_TEST_ARGS
@@ -33,8 +35,9 @@ case "$mode" in
   quick) criterion_args=(--bench --quick --noplot) ;;
   full) criterion_args=(--bench --noplot) ;;
   tests) criterion_args=() ;;
+  sanitize) cd "$(dirname "${BASH_SOURCE[0]}")/.." && exec bash benches/gpu/sanitize.sh "${@:2}" ;;
   -h|--help|help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  *) echo "usage: bash bundle/run.sh [quick|full|tests]" >&2; exit 2 ;;
+  *) echo "usage: bash bundle/run.sh [quick|full|tests|sanitize [TOOL...]]" >&2; exit 2 ;;
 esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

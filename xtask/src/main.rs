@@ -12,6 +12,7 @@ mod linker;
 mod ptx;
 mod ptxas;
 mod report;
+mod sections;
 mod tasks;
 mod util;
 
@@ -88,9 +89,13 @@ enum Command {
     /// replaces an earlier one's.
     #[command(verbatim_doc_comment)]
     Report {
-        /// Results files, oldest first.
-        #[arg(required = true, value_name = "RESULTS.jsonl")]
+        /// Results files, oldest first (default: docs/results/*.jsonl by name).
+        #[arg(value_name = "RESULTS.jsonl")]
         files: Vec<std::path::PathBuf>,
+        /// Write nothing; fail when docs/RESULTS.md or a generated section
+        /// of BENCHMARKS.md / README.md differs from what the records give.
+        #[arg(long)]
+        check: bool,
         /// Where the markdown goes.
         #[arg(long, default_value = "docs/RESULTS.md")]
         markdown: std::path::PathBuf,
@@ -112,6 +117,9 @@ enum Command {
         /// The day of the run (default: the folder name's YYYY-MM-DD prefix).
         #[arg(long)]
         date: Option<String>,
+        /// Keep only the records of this family (e.g. sgemm_class).
+        #[arg(long)]
+        family: Option<String>,
         /// The output file.
         #[arg(long, short)]
         output: std::path::PathBuf,
@@ -140,9 +148,9 @@ fn main() -> ExitCode {
             Some(Command::PtxasReport) => ptxas::report_committed(),
             Some(Command::Test { args }) => tasks::test(&args),
             Some(Command::GpuBundle) => bundle::gpu_bundle(),
-            Some(Command::Report { files, markdown, charts }) => report::report(&files, &markdown, &charts),
-            Some(Command::ImportLog { dirs, driver, date, output }) => {
-                report::import_logs(&dirs, &driver, date.as_deref(), &output)
+            Some(Command::Report { files, check, markdown, charts }) => report::report(&files, &markdown, &charts, check),
+            Some(Command::ImportLog { dirs, driver, date, family, output }) => {
+                report::import_logs(&dirs, &driver, date.as_deref(), family.as_deref(), &output)
             }
         });
     match result {

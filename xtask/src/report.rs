@@ -98,6 +98,40 @@ pub fn parse_log(text: &str, driver: &str, date: &str, source: &str) -> Vec<Reco
         source: Some(source.into()),
     };
     let mut out = Vec::new();
+    if text.contains("| class | m×n×k | op | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | check |") {
+        // The shape classes: | class | m×n×k | op | cuBLAS ms | Auto ms |
+        // Auto kernel | % of cuBLAS | check |. GFLOP/s are 2mnk / time.
+        for c in text.lines().filter_map(cells).filter(|c| c.len() == 8) {
+            let (Some(cb), Some(ms), Some(p)) = (num(c[3]), num(c[4]), num(c[6])) else { continue };
+            let flops: f64 = c[1].split('×').filter_map(|d| d.parse::<f64>().ok()).product::<f64>() * 2.0;
+            let mut r = rec("sgemm_class", c[5], Some(c[0]), &format!("{} {}", c[1], c[2]), "f32");
+            (r.time_ms, r.throughput, r.unit, r.check) = (ms, flops / ms / 1e6, "GFLOP/s".into(), c[7].into());
+            (r.ceiling, r.ceiling_throughput, r.ratio) =
+                (Some("cuBLAS SGEMM (same transposes)".into()), Some(flops / cb / 1e6), Some(p / 100.0));
+            out.push(r);
+        }
+        if text.contains("# SGEMM ladder") && !text.contains("| rung | kernel | m×n×k |") {
+            return out;
+        }
+    }
+    if text.contains("# PyTorch") && text.contains("transpose baseline") {
+        // | op | size | time ms | GB/s | % of copy |; `y.copy_(x)` is the
+        // ceiling of the rows of its size.
+        let mut copy: BTreeMap<String, f64> = BTreeMap::new();
+        for c in text.lines().filter_map(cells).filter(|c| c.len() == 5) {
+            let (Some(ms), Some(g)) = (num(c[2]), num(c[3])) else { continue };
+            let ceiling_row = c[0] == "y.copy_(x)";
+            let mut r = rec("transpose", &format!("PyTorch {}", c[0]), Some(if ceiling_row { "ceiling" } else { "baseline" }), c[1], "f32");
+            (r.time_ms, r.throughput, r.unit, r.check) = (ms, g, "GB/s".into(), if ceiling_row { "ceiling" } else { "ok" }.into());
+            if ceiling_row {
+                copy.insert(c[1].into(), g);
+            } else if let Some(&cp) = copy.get(c[1]) {
+                (r.ceiling, r.ceiling_throughput, r.ratio) = (Some("PyTorch y.copy_(x)".into()), Some(cp), num(c[4]).map(|p| p / 100.0));
+            }
+            out.push(r);
+        }
+        return out;
+    }
     if text.contains("# SGEMM ladder") {
         // | rung | kernel | m×n×k | time ms | GFLOP/s | % of cuBLAS | check |
         let mut ceiling: BTreeMap<String, f64> = BTreeMap::new();
@@ -165,9 +199,26 @@ pub fn parse_log(text: &str, driver: &str, date: &str, source: &str) -> Vec<Reco
             let s = |k: &str| v[k].as_str().unwrap_or("").to_owned();
             let kernel = s("kernel");
             let mut r = rec("gemm_tc", &kernel, (kernel == "cuBLAS").then_some("ceiling"), &s("shape"), &s("dtype"));
+            let table_row = i.checked_sub(1).map_or("", |j| lines[j]);
+            // Decode rows: GB/s of the bytes the GEMM moves, against a
+            // device copy of B (the shape carries a ` decode` suffix).
+            if let (Some(ms), Some(gbs)) = (v["ms"].as_f64(), v["gbs"].as_f64()) {
+                let shape = s("shape");
+                r.family = "gemm_tc_decode".into();
+                r.shape = shape.trim_end_matches(" decode").to_owned();
+                r.rung = None;
+                (r.time_ms, r.throughput, r.unit) = (ms, gbs, "GB/s".into());
+                r.check = if table_row.contains("FAIL") { "FAIL".into() } else { "ok".into() };
+                if let Some(p) = v["pct_of_ceiling"].as_f64() {
+                    let ratio = p / 100.0;
+                    (r.ceiling, r.ceiling_throughput, r.ratio) =
+                        (Some("device copy of B (HBM bandwidth)".into()), Some(gbs / ratio), Some(ratio));
+                }
+                out.push(r);
+                continue;
+            }
             let (Some(ms), Some(tf)) = (v["ms"].as_f64(), v["tflops"].as_f64()) else { continue };
             (r.time_ms, r.throughput, r.unit) = (ms, tf, "TFLOP/s".into());
-            let table_row = i.checked_sub(1).map_or("", |j| lines[j]);
             r.check = if kernel == "cuBLAS" {
                 "ceiling".into()
             } else if table_row.contains("FAIL") {
@@ -195,8 +246,12 @@ fn is_date(s: &str) -> bool {
 
 /// `cargo xtask import-log DIR…`: the records of every bench log in the
 /// folders, as JSON lines.
-pub fn import_logs(dirs: &[PathBuf], driver: &str, date: Option<&str>, out: &Path) -> Result<()> {
+/// `family`: keep only the records of that family. A record equal to one
+/// already imported but for its source (a summary log repeating a bench's
+/// table) is left out.
+pub fn import_logs(dirs: &[PathBuf], driver: &str, date: Option<&str>, family: Option<&str>, out: &Path) -> Result<()> {
     let mut lines = String::new();
+    let mut seen: Vec<Record> = Vec::new();
     let root = crate::util::workspace_root();
     for dir in dirs {
         let date = match date {
@@ -219,7 +274,14 @@ pub fn import_logs(dirs: &[PathBuf], driver: &str, date: Option<&str>, out: &Pat
             let text = std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
             let abs = f.canonicalize().unwrap_or(f.clone());
             let source = abs.strip_prefix(&root).unwrap_or(&abs).to_string_lossy().into_owned();
-            let recs = parse_log(&text, driver, &date, &source);
+            let mut recs = parse_log(&text, driver, &date, &source);
+            recs.retain(|r| family.is_none_or(|f| r.family == f));
+            recs.retain(|r| {
+                let bare = Record { source: None, ..r.clone() };
+                let new = !seen.contains(&bare);
+                seen.push(bare);
+                new
+            });
             if !recs.is_empty() {
                 eprintln!("{source}: {} records", recs.len());
             }
@@ -614,20 +676,55 @@ fn tensor_cores(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
     Ok(Some(path))
 }
 
-/// `cargo xtask report FILE…`: the markdown tables and the SVG charts.
-pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path) -> Result<()> {
+/// The results files `report` reads by default: docs/results/*.jsonl,
+/// sorted by name (dated names: oldest first).
+pub fn default_files() -> Result<Vec<PathBuf>> {
+    let dir = Path::new("docs/results");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// `cargo xtask report [FILE…]`: the markdown tables, the SVG charts and
+/// the generated sections of BENCHMARKS.md and README.md
+/// (`crate::sections`). `check`: write nothing, fail when RESULTS.md or
+/// a section is stale (the charts are not compared).
+pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool) -> Result<()> {
+    let files = if files.is_empty() { default_files()? } else { files.to_vec() };
     if files.is_empty() {
-        bail!("give one or more results files (JSON lines, e.g. bundle's logs/results.jsonl)");
+        bail!("no results files (JSON lines) in docs/results/ and none given");
     }
-    let records = read_records(files)?;
+    let records = read_records(&files)?;
     if records.is_empty() {
         bail!("no records in {files:?}");
     }
-    crate::util::write(markdown_out, markdown(&records, files).as_bytes())?;
+    let md = markdown(&records, &files);
+    if check {
+        let old = std::fs::read_to_string(markdown_out).unwrap_or_default();
+        let sections = crate::sections::update(&files, true);
+        if old != md {
+            bail!("{} is out of date (run `cargo xtask report`){}", markdown_out.display(),
+                sections.err().map_or(String::new(), |e| format!("; {e:#}")));
+        }
+        sections?;
+        eprintln!("generated sections and {} up to date", markdown_out.display());
+        return Ok(());
+    }
+    crate::sections::update(&files, false)?;
+    crate::util::write(markdown_out, md.as_bytes())?;
     eprintln!("wrote {}", markdown_out.display());
     std::fs::create_dir_all(charts).with_context(|| format!("creating {}", charts.display()))?;
+    // The charts draw one GPU's run: the records of the latest date (older
+    // runs, other GPUs, are in the tables).
+    let latest = records.iter().map(|r| r.date.clone()).max().unwrap_or_default();
+    let gpu = records.iter().rev().find(|r| r.date == latest).map(|r| r.gpu.clone()).unwrap_or_default();
+    let charted: Vec<Record> = records.iter().filter(|r| r.date == latest && r.gpu == gpu).cloned().collect();
     for chart in [sgemm_ladder, transpose_ladder, pct_by_shape, tensor_cores] {
-        if let Some(p) = chart(&records, charts)? {
+        if let Some(p) = chart(&charted, charts)? {
             eprintln!("wrote {}", p.display());
         }
     }
@@ -686,6 +783,26 @@ mod tests {
         // Failed rows and rows off the ladder are not drawn.
         assert!(!svg.contains("sgemm_wrong") && !svg.contains("sgemm_other_layout"));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn decode_class_and_pytorch_rows_become_records() {
+        let log = "# Tensor-core GEMM — H (sm_90, 1 SMs)\n\
+                   | bf16→bf16 | 1×8×8 (decode) | cuBLAS: 2 GB/s | 1 | 2 | 50.0 | 1e-3 |\n\
+                   JSON {\"bench\":\"gemm_tc\",\"dtype\":\"bf16→bf16\",\"shape\":\"1×8×8 decode\",\"kernel\":\"cuBLAS\",\"ms\":1.0,\"gbs\":2.0,\"pct_of_ceiling\":50.00,\"rel_err\":1e-3}\n";
+        let r = parse_log(log, "d", "2026-01-02", "y.log");
+        assert_eq!((r[0].family.as_str(), r[0].shape.as_str(), r[0].unit.as_str()), ("gemm_tc_decode", "1×8×8", "GB/s"));
+        assert_eq!((r[0].ratio, r[0].ceiling_throughput), (Some(0.5), Some(4.0)));
+        let log = "# SGEMM ladder — G (sm_90)\n\
+                   | class | m×n×k | op | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | check |\n\
+                   | odd | 10×10×10 | TN | 0.001 | 0.002 | sgemm_x | 50.0 | ok |\n";
+        let r = parse_log(log, "d", "2026-01-02", "c.log");
+        assert_eq!(r.len(), 1);
+        assert_eq!((r[0].family.as_str(), r[0].shape.as_str(), r[0].rung.as_deref(), r[0].ratio), ("sgemm_class", "10×10×10 TN", Some("odd"), Some(0.5)));
+        assert!((r[0].throughput - 1.0).abs() < 1e-9, "2·10³ flop in 2 µs: 1 GFLOP/s");
+        let log = "# PyTorch 2 transpose baseline — G\n| y.copy_(x) | 8x8 | 1.0 | 10.0 | 100.0 |\n| x.t().contiguous() | 8x8 | 2.0 | 5.0 | 50.0 |\n";
+        let r = parse_log(log, "d", "2026-01-02", "t.log");
+        assert_eq!((r[1].kernel.as_str(), r[1].ratio, r[1].ceiling_throughput), ("PyTorch x.t().contiguous()", Some(0.5), Some(10.0)));
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn ensure_components() -> Result<()> {
 }
 
 /// The phases of `cargo xtask test`, for the headings.
-const PHASES: usize = 10;
+const PHASES: usize = 11;
 
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
@@ -79,7 +79,13 @@ pub fn test(extra: &[String]) -> Result<()> {
         }
     }
 
-    heading(3, PHASES, "check-ptx: committed PTX up to date, ptxas report");
+    heading(3, PHASES, "report --check: RESULTS.md and the generated tables of BENCHMARKS.md/README.md match docs/results/");
+    if let Err(e) = crate::report::report(&[], Path::new("docs/RESULTS.md"), Path::new("docs/charts"), true) {
+        eprintln!("error: {e:#}");
+        failed.push("report --check");
+    }
+
+    heading(4, PHASES, "check-ptx: committed PTX up to date, ptxas report");
     if failed.is_empty() {
         if let Err(e) = ptx::check() {
             eprintln!("error: {e:#}");
@@ -95,20 +101,21 @@ pub fn test(extra: &[String]) -> Result<()> {
     // crate with its experiments, for their launch bounds, and cargo would
     // unify that into the others); xtask's own tests; and the kernel tests
     // once more with the experiment kernels (feature `experiments`, their
-    // own PTX module) built in.
+    // own PTX module) built in, and the device-fault test, whose trap
+    // kernel is one of those.
     let runs: [(&str, Vec<&str>); 3] = [
         ("cargo test", vec!["test", "--workspace", "--exclude", "xtask", "--release"]),
         ("cargo test -p xtask", vec!["test", "--release", "-p", "xtask"]),
         (
             "cargo test --features experiments",
-            vec!["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--features", "experiments"],
+            vec!["test", "--release", "-p", "ferrotile-cli", "--test", "kernels", "--test", "device_fault", "--features", "experiments"],
         ),
     ];
     let mut totals = TestTotals::default();
     for (i, (phase, args)) in runs.iter().enumerate() {
         let mut cmd = util::cargo();
         cmd.args(args).args(extra);
-        heading(4 + i, PHASES, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
+        heading(5 + i, PHASES, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
         match run_counting(&mut cmd) {
             Ok(t) => {
                 totals.passed += t.passed;
@@ -125,7 +132,7 @@ pub fn test(extra: &[String]) -> Result<()> {
     // The API docs: every public item documented (the library crates deny
     // missing_docs), no broken link or bad HTML; their examples ran as
     // doc-tests in the first test run.
-    heading(7, PHASES, "RUSTDOCFLAGS=-D warnings cargo doc --no-deps --workspace --features experiments");
+    heading(8, PHASES, "RUSTDOCFLAGS=-D warnings cargo doc --no-deps --workspace --features experiments");
     let mut doc = util::cargo();
     doc.args(["doc", "--no-deps", "--workspace", "--features", "experiments"]).env("RUSTDOCFLAGS", "-D warnings");
     if let Err(e) = util::run(&mut doc) {
@@ -133,7 +140,7 @@ pub fn test(extra: &[String]) -> Result<()> {
         failed.push("cargo doc");
     }
 
-    heading(8, PHASES, "examples (cargo run --release --example NAME, each checks its results)");
+    heading(9, PHASES, "examples (cargo run --release --example NAME, each checks its results)");
     match examples() {
         Ok(names) => {
             let mut any_failed = false;
@@ -156,13 +163,13 @@ pub fn test(extra: &[String]) -> Result<()> {
         }
     }
 
-    heading(9, PHASES, "ci/downstream: a crate outside the workspace on stable Rust");
+    heading(10, PHASES, "ci/downstream: a crate outside the workspace on stable Rust");
     if let Err(e) = downstream() {
         eprintln!("error: {e:#}");
         failed.push("downstream (stable)");
     }
 
-    heading(10, PHASES, "cargo package of the public crates (no warning allowed)");
+    heading(11, PHASES, "cargo package of the public crates (no warning allowed)");
     if let Err(e) = package() {
         eprintln!("error: {e:#}");
         failed.push("package");
