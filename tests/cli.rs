@@ -19,8 +19,14 @@ const H: u32 = 23;
 // Helpers
 // ---------------------------------------------------------------------------
 
+/// The binary cargo built, or `$FERROTILE_CLI` where the tests run away from
+/// the build tree (the GPU bundle's run.sh sets it to bundle/bin/ferrotile).
+fn binary() -> PathBuf {
+    std::env::var_os("FERROTILE_CLI").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ferrotile")), PathBuf::from)
+}
+
 fn ferrotile(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ferrotile")).current_dir(dir).args(args).output().expect("the binary runs")
+    Command::new(binary()).current_dir(dir).args(args).output().expect("the binary runs")
 }
 
 /// `ferrotile image --emulator ARGS` in `dir`.

@@ -11,6 +11,8 @@
 # (one invocation per family, so a slow family cannot hide the others).
 # SANITIZE_TIMEOUT (seconds, default 600) bounds each invocation; a family
 # cut off by it prints `rc=124` and its log shows how far it got.
+# SANITIZE_FAMILIES (space-separated, default: all of `shared` below)
+# narrows racecheck/synccheck, e.g. SANITIZE_FAMILIES="cuda::sgemm".
 #
 # API errors are not reported (--report-api-errors no): the tests provoke
 # some on purpose and check the typed error that results: a 1 TiB allocation
@@ -30,6 +32,7 @@ tools=("$@")
 [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck initcheck)
 # The families whose kernels share memory between threads.
 shared=(cuda::sgemm cuda::mma cuda::wgmma cuda::transpose cuda::image::blur cuda::image::volume)
+[ -n "${SANITIZE_FAMILIES:-}" ] && read -r -a shared <<< "$SANITIZE_FAMILIES"
 summary() { { grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$1" | tail -2; echo "rc=$2"; } | sed "s|^|$3: |"; }
 run() { # tool filter log
   local tool=$1 filter=$2 log=$3

@@ -47,6 +47,8 @@ logs=$out/logs
 mkdir -p "$logs"
 
 export FERROTILE_REQUIRE_GPU=1
+# tests/cli.rs runs the CLI binary: here it is not where cargo built it.
+export FERROTILE_CLI=$here/bin/ferrotile
 export FERROTILE_BENCH_MODE=$mode
 export CRITERION_HOME=$out/criterion
 export FERROTILE_RESULTS=${FERROTILE_RESULTS:-$logs/results.jsonl}

@@ -189,7 +189,17 @@ fn dir_size(dir: &Path) -> Result<u64> {
     Ok(total)
 }
 
-pub fn gpu_bundle() -> Result<()> {
+/// Whether `name` is chosen by `only`: empty chooses every executable; an
+/// entry ending in `*` is a prefix, any other entry a whole name.
+fn chosen(only: &[String], name: &str) -> bool {
+    only.is_empty()
+        || only.iter().any(|o| match o.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == o,
+        })
+}
+
+pub fn gpu_bundle(only: &[String]) -> Result<()> {
     // With the experiment kernels: the GPU runs their tests and benchmarks
     // too (they exist to be measured).
     let tests = artifacts::cargo_artifacts(util::cargo().args([
@@ -226,6 +236,10 @@ pub fn gpu_bundle() -> Result<()> {
         _ => 3,
     };
     exes.sort_by(|a, b| (rank(a.kind), &a.name).cmp(&(rank(b.kind), &b.name)));
+    if let Some(o) = only.iter().find(|o| !exes.iter().any(|e| chosen(std::slice::from_ref(o), &e.name))) {
+        bail!("--only {o}: no executable of that name (names: {})", exes.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", "));
+    }
+    exes.retain(|e| chosen(only, &e.name));
     if let Some(w) = exes.windows(2).find(|w| w[0].name == w[1].name) {
         bail!(
             "two executables would both be bundle/bin/{}: rename a target",
@@ -288,7 +302,11 @@ pub fn gpu_bundle() -> Result<()> {
         util::mib(packed)
     );
     if packed > MAX_BYTES {
-        bail!("{ARCHIVE} is {}, over the {} limit", util::mib(packed), util::mib(MAX_BYTES));
+        bail!(
+            "{ARCHIVE} is {}, over the {} limit: carry it in parts (`--only NAME ...`, `--only 'bench-*'`)",
+            util::mib(packed),
+            util::mib(MAX_BYTES)
+        );
     }
     Ok(())
 }
@@ -333,6 +351,16 @@ mod tests {
                 ("kernels".to_string(), PathBuf::from("/t/kernels-4")),
             ]
         );
+    }
+
+    #[test]
+    fn only_chooses_names_and_prefixes() {
+        let only = ["cli".to_string(), "bench-*".to_string()];
+        assert!(chosen(&only, "cli"));
+        assert!(chosen(&only, "bench-sgemm"));
+        assert!(!chosen(&only, "cli2"));
+        assert!(!chosen(&only, "kernels"));
+        assert!(chosen(&[], "kernels"));
     }
 
     #[test]

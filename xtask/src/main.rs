@@ -79,9 +79,15 @@ enum Command {
     /// strip them into bundle/bin/ with host/ptx/ in bundle/ptx/ and a
     /// runner, for a CUDA machine without Rust:
     ///     bash bundle/run.sh [quick|full|tests]
-    /// Fails if the bundle is over 60 MiB.
+    /// Fails if the packed bundle is over 60 MiB: then carry it in parts
+    /// with --only.
     #[command(verbatim_doc_comment)]
-    GpuBundle,
+    GpuBundle {
+        /// Bundle only these executables (names in bundle/bin/; `NAME*`
+        /// is a prefix, e.g. 'bench-*').
+        #[arg(long, num_args = 1.., value_name = "NAME")]
+        only: Vec<String>,
+    },
     /// Render benchmark results (JSON lines: what the plain benches write
     /// to $FERROTILE_RESULTS, or `import-log`'s output) as markdown tables
     /// per family (GPU, driver, date, % of the ceiling) and SVG charts.
@@ -147,7 +153,7 @@ fn main() -> ExitCode {
             Some(Command::CheckPtx) => ptx::check(),
             Some(Command::PtxasReport) => ptxas::report_committed(),
             Some(Command::Test { args }) => tasks::test(&args),
-            Some(Command::GpuBundle) => bundle::gpu_bundle(),
+            Some(Command::GpuBundle { only }) => bundle::gpu_bundle(&only),
             Some(Command::Report { files, check, markdown, charts }) => report::report(&files, &markdown, &charts, check),
             Some(Command::ImportLog { dirs, driver, date, family, output }) => {
                 report::import_logs(&dirs, &driver, date.as_deref(), family.as_deref(), &output)

@@ -281,7 +281,8 @@ const W2: &str = "2026-11-23-h100-wgmma2";
 const W3: &str = "2026-11-23-h100-wgmma3";
 const SHAPES: &str = "2026-11-23-h100-shapes.jsonl";
 const SHAPES2: &str = "2026-11-23-h100-shapes2";
-const CLASSES: &str = "2026-11-23-h100-classes.jsonl";
+/// The shape classes, decode rows and stream overlap after the shared split-K reduction (2026-11-25).
+const R25: &str = "2026-11-25-h100";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
 const H200_22: &str = "2026-11-22-final-h200";
@@ -330,7 +331,21 @@ macro_rules! tc_readme_row {
 }
 
 const fn sc(class_shape: &'static [&'static str]) -> Cell {
-    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs: &[CLASSES] })
+    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs: &[R25] })
+}
+
+const fn so_sel(kernel: &'static [&'static str]) -> Sel {
+    Sel { family: "stream_overlap", kernels: kernel, shapes: &["16×4096×4096"], dtype: "f32", runs: &[R25] }
+}
+
+/// A stream-overlap cell: % of the ideal, or the copied GB/s (one decimal).
+macro_rules! so {
+    ($kernel:literal) => {
+        Cell::Pct(so_sel(&[$kernel]))
+    };
+    ($kernel:literal, bw) => {
+        Cell::Num(so_sel(&[$kernel]), 1)
+    };
 }
 
 const fn ladder(kernels: &'static [&'static str], shape: &'static [&'static str], runs: &'static [&'static str]) -> Cell {
@@ -378,10 +393,10 @@ pub const TABLES: &[Table] = &[
             &[
                 Cell::T("bf16 decode, % of a copy of B (HBM)"),
                 Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
-                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: &[W3] }), Cell::T(" (split-K)")]),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: &[W3] }),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: &[W3] }),
-                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: &[W3] }), Cell::T(" % of HBM")]),
+                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }), Cell::T(" (split-K)")]),
+                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }),
+                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }),
+                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }), Cell::T(" % of HBM")]),
             ],
             &[
                 Cell::T("bf16→bf16 odd, % of our aligned"),
@@ -406,7 +421,7 @@ pub const TABLES: &[Table] = &[
         ],
         note: "Columns: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs \
                (wgmma on Hopper, a tile per shape; mma.sync for tf32); decode rows are GB/s against a device copy of B. \
-               Runs: 4096³ over the three wgmma calls.",
+               Runs: 4096³ over the three wgmma calls; decode rows from the 2026-11-25 run.",
     },
     Table {
         name: "sgemm-ladder",
@@ -468,6 +483,19 @@ pub const TABLES: &[Table] = &[
             &[Cell::T("deep (split-k)"), Cell::T("256×256×65536"), sc(&["256×256×65536 NN"])],
         ],
         note: "Auto (what `Gemm::new` picks) against cuBLAS SGEMM with the same transposes.",
+    },
+    Table {
+        name: "streams",
+        file: "BENCHMARKS.md",
+        header: &["pipeline", "batches", "copied GB/s", "% of ideal"],
+        align: "llrr",
+        rows: &[
+            &[Cell::T("serial (1 stream)"), Cell::T("16 × (64 MiB up, 4096³ SGEMM, 64 MiB down)"), so!("serial (1 stream)", bw), so!("serial (1 stream)")],
+            &[Cell::T("overlapped (2 streams)"), Cell::T("same"), so!("overlapped (2 streams)", bw), so!("overlapped (2 streams)")],
+            &[Cell::T("overlapped (3 streams)"), Cell::T("same"), so!("overlapped (3 streams)", bw), so!("overlapped (3 streams)")],
+        ],
+        note: "H100, `bench-stream_overlap`: uploads from pinned memory, SGEMM, downloads; ideal is the longest of the three \
+               measured alone (the copy engines and the SMs fully overlapped); every batch checked.",
     },
     Table {
         name: "transpose",
@@ -689,7 +717,7 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H100, 2026-11-23, Auto or the default kernel per shape.",
+        note: "H100, 2026-11-23 (SGEMM classes: 2026-11-25), Auto or the default kernel per shape.",
     },
     Table {
         name: "sgemm-best",
