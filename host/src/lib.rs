@@ -24,6 +24,8 @@
 #![deny(missing_docs)]
 
 mod backend;
+#[cfg(feature = "cust")]
+mod cust_interop;
 mod error;
 mod interop;
 #[macro_use]
@@ -53,6 +55,11 @@ pub use half;
 /// `CudaStream` and `CudaContext` are what [`Buffer::from_cudarc`],
 /// [`Buffer::into_cudarc`] and [`Context::cudarc_stream`] take and return.
 pub use cudarc;
+/// The `cust` crate (feature `cust`) whose `DeviceSlice`, `DevicePointer`
+/// and `Stream` [`Buffer::from_cust`], [`Buffer::cust_device_pointer`] and
+/// [`Context::wait_for_cust`] take and return.
+#[cfg(feature = "cust")]
+pub use cust;
 pub use ferrotile_kernels::launch::LaunchConfig;
 pub use vec_add::{vec_add, vec_add_with, VecAddVariant};
 

@@ -189,6 +189,19 @@ fn dir_size(dir: &Path) -> Result<u64> {
     Ok(total)
 }
 
+/// The artifacts of the `cust` interop test (feature `cust`, built against
+/// `cargo xtask cuda-stub`).
+fn cust_test() -> Result<Vec<Artifact>> {
+    let dir = Path::new(crate::cuda_stub::DEFAULT_DIR);
+    crate::cuda_stub::cuda_stub(dir)?;
+    let root = std::fs::canonicalize(dir)?;
+    artifacts::cargo_artifacts(
+        util::cargo()
+            .args(["test", "--release", "--features", "cust", "--test", "cust_interop", "--no-run", artifacts::MESSAGE_FORMAT])
+            .env("CUDA_LIBRARY_PATH", root),
+    )
+}
+
 /// Whether `name` is chosen by `only`: empty chooses every executable; an
 /// entry ending in `*` is a prefix, any other entry a whole name.
 fn chosen(only: &[String], name: &str) -> bool {
@@ -224,6 +237,11 @@ pub fn gpu_bundle(only: &[String]) -> Result<()> {
         artifacts::MESSAGE_FORMAT,
     ]))?;
     let mut exes = test_executables(&tests);
+    // tests/cust_interop.rs: with the `cust` feature, linked against the
+    // stand-in of `cargo xtask cuda-stub` (the GPU's driver is the real one).
+    if chosen(only, "cust_interop") {
+        exes.extend(test_executables(&cust_test()?));
+    }
     exes.extend(example_executables(&tests));
     exes.extend(tool_executables(&tests));
     exes.extend(bench_executables(&benches));

@@ -7,6 +7,7 @@
 
 mod artifacts;
 mod bundle;
+mod cuda_stub;
 mod directives;
 mod linker;
 mod ptx;
@@ -109,6 +110,16 @@ enum Command {
         #[arg(long, default_value = "docs/charts")]
         charts: std::path::PathBuf,
     },
+    /// Write a link-only stand-in for CUDA (include/cuda.h, lib64/libcuda.so
+    /// with cust_raw's driver functions, soname libcuda.so.1) so ferrotile's
+    /// `cust` feature builds without CUDA; prints the CUDA_LIBRARY_PATH to
+    /// export. Programs linked against it load the real driver to run.
+    #[command(verbatim_doc_comment)]
+    CudaStub {
+        /// Where to write it.
+        #[arg(default_value = cuda_stub::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+    },
     /// Convert the text logs of earlier bench runs (the tables of the
     /// sgemm, transpose and image benches, the JSON lines of gemm_tc) in
     /// the given folders into result records (JSON lines) for `report`.
@@ -155,6 +166,7 @@ fn main() -> ExitCode {
             Some(Command::Test { args }) => tasks::test(&args),
             Some(Command::GpuBundle { only }) => bundle::gpu_bundle(&only),
             Some(Command::Report { files, check, markdown, charts }) => report::report(&files, &markdown, &charts, check),
+            Some(Command::CudaStub { dir }) => cuda_stub::cuda_stub(&dir),
             Some(Command::ImportLog { dirs, driver, date, family, output }) => {
                 report::import_logs(&dirs, &driver, date.as_deref(), family.as_deref(), &output)
             }

@@ -55,7 +55,7 @@ pub fn ensure_components() -> Result<()> {
 }
 
 /// The phases of `cargo xtask test`, for the headings.
-const PHASES: usize = 11;
+const PHASES: usize = 12;
 
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
@@ -169,7 +169,13 @@ pub fn test(extra: &[String]) -> Result<()> {
         failed.push("downstream (stable)");
     }
 
-    heading(11, PHASES, "cargo package of the public crates (no warning allowed)");
+    heading(11, PHASES, "feature `cust`: tests/cust_interop.rs built and the API documented against `cargo xtask cuda-stub` (it runs on a GPU only)");
+    if let Err(e) = cust_feature() {
+        eprintln!("error: {e:#}");
+        failed.push("cust feature");
+    }
+
+    heading(12, PHASES, "cargo package of the public crates (no warning allowed)");
     if let Err(e) = package() {
         eprintln!("error: {e:#}");
         failed.push("package");
@@ -192,6 +198,23 @@ pub fn test(extra: &[String]) -> Result<()> {
             failed.join(", ")
         ))
     }
+}
+
+/// The `cust` feature: cust's build script needs a CUDA installation and
+/// links libcuda, so it builds against the stand-in of `cargo xtask
+/// cuda-stub`; the test binary needs the real driver to start (GPU bundle).
+fn cust_feature() -> Result<()> {
+    let dir = Path::new(crate::cuda_stub::DEFAULT_DIR);
+    crate::cuda_stub::cuda_stub(dir)?;
+    let root = std::fs::canonicalize(dir)?;
+    let mut build = util::cargo();
+    build.args(["test", "--release", "--features", "cust", "--test", "cust_interop", "--no-run"]).env("CUDA_LIBRARY_PATH", &root);
+    util::run(&mut build)?;
+    let mut doc = util::cargo();
+    doc.args(["doc", "--no-deps", "-p", "ferrotile", "--features", "cust"])
+        .env("CUDA_LIBRARY_PATH", &root)
+        .env("RUSTDOCFLAGS", "-D warnings");
+    util::run(&mut doc)
 }
 
 /// The crate that uses ferrotile as an application would, from outside the
