@@ -18,14 +18,24 @@ after 2 warm-ups), each against a copy of the same bytes in the same run:
   but its cost is that of the same filter); ceiling: copy of the u8 bytes.
 
 Either library is skipped with a note when it does not import or has no
-GPU. Prints one markdown table; `% of copy` = copy time / op time.
+GPU. Prints one markdown table; `% of copy` = copy time / op time. With
+`FERROTILE_RESULTS` set, also appends one JSON record per row to that file
+(the fields of benches/common/results.rs; family `image_baseline`), for
+`cargo xtask report`.
 
     python3 benches/gpu/torch_image.py
 """
 
+import datetime
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
+
+# Set by torch_rows / cupy_rows: the device's name, for the records.
+GPU = {"name": "unknown"}
 
 SIZES = ((8192, 8192), (4093, 4099))
 CHANNELS = (1, 3, 4)
@@ -53,9 +63,38 @@ def median_ms(fn, sync, event):
     return statistics.median(times)
 
 
+def driver():
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, check=True).stdout
+        return out.splitlines()[0].strip()
+    except Exception:  # noqa: BLE001 - no nvidia-smi: the record says so
+        return "unknown"
+
+
+def record(op, size, ms, gbs, copy_ms, copy_gbs):
+    path = os.environ.get("FERROTILE_RESULTS")
+    if not path:
+        return
+    is_copy = op.startswith("copy")
+    failed = " FAIL" in op
+    op = op.split(" FAIL")[0]
+    rec = {
+        "family": "image_baseline", "kernel": op, "rung": "ceiling" if is_copy else None, "shape": size,
+        "dtype": "f32" if " f32" in op else "u8", "time_ms": ms, "throughput": gbs, "unit": "GB/s",
+        "ceiling": None if is_copy else "copy of the same bytes (same library, same run)",
+        "ceiling_throughput": None if is_copy else copy_gbs, "ratio": None if is_copy else copy_ms / ms,
+        "check": "ceiling" if is_copy else ("FAIL" if failed else "ok"), "gpu": GPU["name"], "driver": driver(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    }
+    with open(path, "a") as f:
+        f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
 def row(op, size, ms, nbytes, copy_ms):
     gbs = 2 * nbytes / (ms * 1e-3) / 1e9
     print(f"| {op} | {size} | {ms:.4f} | {gbs:.1f} | {100 * copy_ms / ms:.1f} |", flush=True)
+    record(op, size, ms, gbs, copy_ms, 2 * nbytes / (copy_ms * 1e-3) / 1e9)
 
 
 def torch_rows():
@@ -68,7 +107,8 @@ def torch_rows():
     if not torch.cuda.is_available():
         print("\nPyTorch: no CUDA device; skipped")
         return
-    print(f"\n# PyTorch {torch.__version__} box filter — {torch.cuda.get_device_name(0)}\n")
+    GPU["name"] = torch.cuda.get_device_name(0)
+    print(f"\n# PyTorch {torch.__version__} box filter — {GPU['name']}\n")
     print("| op | size | time ms | GB/s (read + written) | % of copy |")
     print("| --- | --- | ---: | ---: | ---: |")
     sync, event = torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True)
@@ -117,6 +157,7 @@ def cupy_rows():
     except Exception as e:  # noqa: BLE001
         print(f"\nCuPy: no CUDA device ({e}); skipped")
         return
+    GPU["name"] = name
     print(f"\n# CuPy {cupy.__version__} uniform_filter — {name}\n")
     print("| op | size | time ms | GB/s (read + written) | % of copy |")
     print("| --- | --- | ---: | ---: | ---: |")

@@ -629,9 +629,14 @@ fn pct_by_shape(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
         return Ok(None);
     }
     let first = records.iter().find(|r| r.ratio.is_some()).expect("a ratio");
+    let (from, to) = (
+        records.iter().map(|r| r.date.as_str()).min().unwrap_or_default(),
+        records.iter().map(|r| r.date.as_str()).max().unwrap_or_default(),
+    );
+    let dates = if from == to { from.to_string() } else { format!("{from} to {to}") };
     let path = dir.join("pct_of_ceiling.svg");
     BarChart {
-        title: format!("% of the ceiling by shape, {} ({})", first.gpu, first.date),
+        title: format!("% of the ceiling by shape, {} ({dates})", first.gpu),
         x_label: "% of the ceiling (cuBLAS for GEMM; a copy of the same bytes otherwise; same run)".into(),
         groups,
         ceiling: Some(("100 %".into(), 100.0)),
@@ -718,15 +723,28 @@ pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool
     crate::util::write(markdown_out, md.as_bytes())?;
     eprintln!("wrote {}", markdown_out.display());
     std::fs::create_dir_all(charts).with_context(|| format!("creating {}", charts.display()))?;
-    // The charts draw one GPU's run: the records of the latest date (older
-    // runs, other GPUs, are in the tables).
+    // The charts draw the GPU of the latest run. A ladder or the tensor-core
+    // chart compares bars of one run: the latest date that has its data.
+    // The % chart shows ratios, each measured against its own same-run
+    // ceiling: the latest record of every bar, whatever its date.
     let latest = records.iter().map(|r| r.date.clone()).max().unwrap_or_default();
     let gpu = records.iter().rev().find(|r| r.date == latest).map(|r| r.gpu.clone()).unwrap_or_default();
-    let charted: Vec<Record> = records.iter().filter(|r| r.date == latest && r.gpu == gpu).cloned().collect();
-    for chart in [sgemm_ladder, transpose_ladder, pct_by_shape, tensor_cores] {
-        if let Some(p) = chart(&charted, charts)? {
-            eprintln!("wrote {}", p.display());
+    let on_gpu: Vec<Record> = records.iter().filter(|r| r.gpu == gpu).cloned().collect();
+    let mut dates: Vec<&str> = on_gpu.iter().map(|r| r.date.as_str()).collect();
+    dates.sort_unstable();
+    dates.dedup();
+    type Chart = fn(&[Record], &Path) -> Result<Option<PathBuf>>;
+    for chart in [sgemm_ladder as Chart, transpose_ladder, tensor_cores] {
+        for date in dates.iter().rev() {
+            let of_date: Vec<Record> = on_gpu.iter().filter(|r| r.date == *date).cloned().collect();
+            if let Some(p) = chart(&of_date, charts)? {
+                eprintln!("wrote {}", p.display());
+                break;
+            }
         }
+    }
+    if let Some(p) = pct_by_shape(&on_gpu, charts)? {
+        eprintln!("wrote {}", p.display());
     }
     Ok(())
 }

@@ -283,6 +283,8 @@ const SHAPES: &str = "2026-11-23-h100-shapes.jsonl";
 const SHAPES2: &str = "2026-11-23-h100-shapes2";
 /// The shape classes, decode rows and stream overlap after the shared split-K reduction (2026-11-25).
 const R25: &str = "2026-11-25-h100";
+/// Thin transposes and the PyTorch / CuPy blur baselines (2026-11-25).
+const BASE25: &str = "2026-11-25-h100-baselines";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
 const H200_22: &str = "2026-11-22-final-h200";
@@ -354,6 +356,12 @@ const fn ladder(kernels: &'static [&'static str], shape: &'static [&'static str]
 
 const fn tr(kernel: &'static [&'static str], shape: &'static [&'static str], runs: &'static [&'static str]) -> Cell {
     Cell::Pct(Sel { family: "transpose", kernels: kernel, shapes: shape, dtype: "f32", runs })
+}
+
+const BASE_SHAPES: &[&str] = &["8192x8192x1", "8192x8192x3", "8192x8192x4", "4093x4099x1", "4093x4099x3", "4093x4099x4"];
+
+const fn base(kernels: &'static [&'static str]) -> Cell {
+    Cell::Pct(Sel { family: "image_baseline", kernels, shapes: BASE_SHAPES, dtype: "", runs: &[BASE25] })
 }
 
 const fn img(kernels: &'static [&'static str], shape: &'static [&'static str], runs: &'static [&'static str]) -> Cell {
@@ -523,6 +531,15 @@ pub const TABLES: &[Table] = &[
             ],
             &[Cell::T("8191×8193"), Cell::T("`transpose_vec4u_t64_b256`"), tr(&["transpose_vec4u_t64_b256"], &["8191x8193"], &[SHAPES])],
             &[
+                Cell::T("7×2²² / 2²²×7 (2026-11-25)"),
+                Cell::T("`transpose_thin`"),
+                Cell::Cat(&[
+                    tr(&["transpose_thin"], &["7x4194304"], &[BASE25]),
+                    Cell::T(" / "),
+                    tr(&["transpose_thin"], &["4194304x7"], &[BASE25]),
+                ]),
+            ],
+            &[
                 Cell::T("8192², PyTorch `x.t().contiguous()`, % of its copy (2026-11-22)"),
                 Cell::T(""),
                 tr(&["PyTorch x.t().contiguous()"], &["8192x8192"], &[H100_22]),
@@ -574,8 +591,19 @@ pub const TABLES: &[Table] = &[
                 img(&["auto → rgb_to_gray_vec16"], &["4093x4099"], &[SHAPES, SHAPES2]),
             ],
             &[Cell::T("vector add `vec_add_vec4`"), Cell::T("2²⁴+3"), img(&["vec_add_vec4"], &["n=16777219"], &[SHAPES])],
+            &[
+                Cell::T("PyTorch `avg_pool2d` f32 / u8 → u8, r1–32, c1/3/4, % of its copy (2026-11-25)"),
+                Cell::T("8192², 4093×4099"),
+                Cell::Cat(&[base(&["avg_pool2d f32 r*"]), Cell::T(" / "), base(&["avg_pool2d u8→u8 r*"])]),
+            ],
+            &[
+                Cell::T("CuPy `uniform_filter` u8, r1–32, c1/3/4, % of its copy (2026-11-25)"),
+                Cell::T("8192², 4093×4099"),
+                base(&["uniform_filter u8 r*"]),
+            ],
         ],
-        note: "What Auto runs per shape, radius (r) and channels (c).",
+        note: "What Auto runs per shape, radius (r) and channels (c); PyTorch and CuPy against a copy of the same bytes \
+               in their own library (benches/gpu/torch_image.py).",
     },
     Table {
         name: "memory-bound",
@@ -652,6 +680,16 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
             &[
+                Cell::T("transpose, a few rows / columns"),
+                Cell::T("7×2²², 2²²×7"),
+                Cell::Cat(&[
+                    tr(&["transpose_thin"], &["7x4194304"], &[BASE25]),
+                    Cell::T(", "),
+                    tr(&["transpose_thin"], &["4194304x7"], &[BASE25]),
+                    Cell::T(" % of copy (`transpose_thin`)"),
+                ]),
+            ],
+            &[
                 Cell::T("transpose, sides not multiples of 4"),
                 Cell::T("8191×8193"),
                 Cell::Cat(&[tr(&["transpose_vec4u_t64_b256"], &["8191x8193"], &[SHAPES]), Cell::T(" % of copy")]),
@@ -707,6 +745,11 @@ pub const TABLES: &[Table] = &[
                 Cell::Cat(&[img(&["auto → blur_window_*"], &["8192x8192", "4093x4099"], &[SHAPES]), Cell::T(" % of copy (`blur_window`)")]),
             ],
             &[
+                Cell::T("same blurs, PyTorch `avg_pool2d` (f32) / CuPy `uniform_filter` (u8)"),
+                Cell::T("8192², 4093×4099"),
+                Cell::Cat(&[base(&["avg_pool2d f32 r*"]), Cell::T(" / "), base(&["uniform_filter u8 r*"]), Cell::T(" % of their copy")]),
+            ],
+            &[
                 Cell::T("grayscale / vector add, odd sizes"),
                 Cell::T("4093×4099 / 2²⁴+3"),
                 Cell::Cat(&[
@@ -717,7 +760,7 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H100, 2026-11-23 (SGEMM classes: 2026-11-25), Auto or the default kernel per shape.",
+        note: "H100, 2026-11-23 (SGEMM classes, thin transposes, PyTorch/CuPy: 2026-11-25), Auto or the default kernel per shape.",
     },
     Table {
         name: "sgemm-best",
