@@ -21,6 +21,9 @@ use ferrotile::testing::Rng;
 use ferrotile::{vec_add, Buffer, Context, Error};
 use libtest_mimic::{Arguments, Failed, Trial};
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 /// NaN with a payload: what the output holds before the product.
 const POISON: u32 = 0x7fc0_dead;
 /// Elements of the long operations that keep a stream busy at a handover
@@ -131,12 +134,7 @@ fn emulator_context_is_refused() -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let require_gpu = std::env::var("FERROTILE_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let no_gpu = Context::cuda(0).err();
-    if let Some(why) = &no_gpu {
-        eprintln!("cust_interop: no CUDA backend ({why}); the trials are {}", if require_gpu { "failing" } else { "ignored" });
-    }
-    let ignore = no_gpu.is_some() && !require_gpu;
+    let ignore = gpu::cuda_ignored("cust_interop", &Context::cuda(0));
     let trials = vec![
         Trial::test("cuda::cust::gemm_on_cust_buffers_ordered_both_ways", gemm_on_cust_buffers),
         Trial::test("cuda::cust::cust_reads_a_ferrotile_buffer_after_its_write", cust_reads_a_ferrotile_buffer),

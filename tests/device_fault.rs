@@ -19,6 +19,9 @@
 use ferrotile::{probe, vec_add, Context, Error};
 use libtest_mimic::{Arguments, Failed, Trial};
 
+#[path = "common/gpu.rs"]
+mod gpu;
+
 /// The trap kernel without the trap: every lane writes its index.
 fn clean_run(ctx: &Context) -> Result<(), Failed> {
     let got = probe::trap(ctx, false)?;
@@ -104,12 +107,7 @@ fn cuda_trial() -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let require_gpu = std::env::var("FERROTILE_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let no_gpu = Context::cuda(0).err();
-    if let Some(why) = &no_gpu {
-        eprintln!("device_fault: no CUDA backend ({why}); the cuda:: trial is {}", if require_gpu { "failing" } else { "ignored" });
-    }
-    let ignore = no_gpu.is_some() && !require_gpu;
+    let ignore = gpu::cuda_ignored("device_fault", &Context::cuda(0));
     let trials = vec![
         Trial::test("emulator::trapped_kernel_is_a_typed_error_and_the_context_survives", emulator_trial),
         Trial::test("cuda::trapped_kernel_is_a_sticky_device_fault", cuda_trial).with_ignored_flag(ignore),

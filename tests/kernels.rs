@@ -17,12 +17,9 @@ use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
-    let require_gpu = std::env::var("FERROTILE_REQUIRE_GPU").is_ok_and(|v| v == "1");
     let cuda = Context::cuda(0).map(Arc::new);
+    let cuda_ignored = common::gpu::cuda_ignored("ferrotile tests", &cuda);
     let cuda_missing = cuda.as_ref().err().map(|e| e.to_string());
-    if let Some(why) = &cuda_missing {
-        eprintln!("ferrotile tests: no CUDA backend ({why}); cuda:: tests are {}", if require_gpu { "failing" } else { "ignored" });
-    }
     let emu = Arc::new(Context::emulator());
     let mut trials = Vec::new();
     for case in cases::all() {
@@ -40,9 +37,9 @@ fn main() {
             Some(ctx) => (c.run)(ctx).map_err(Failed::from),
             None => Err(Failed::from(format!("no CUDA device: {}", why.clone().unwrap_or_default()))),
         });
-        trials.push(t.with_ignored_flag((cuda.is_err() && !require_gpu) || other_gpu));
+        trials.push(t.with_ignored_flag(cuda_ignored || other_gpu));
     }
     // The multi-GPU trials build their own groups of contexts.
-    trials.extend(cases::multi::trials(require_gpu));
+    trials.extend(cases::multi::trials(common::gpu::require_gpu()));
     libtest_mimic::run(&args, trials).exit();
 }

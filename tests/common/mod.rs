@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod gpu;
+
 use ferrotile::{Buffer, Context, Element};
 
 /// A test case: one body, run on every backend.
