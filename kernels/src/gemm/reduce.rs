@@ -47,7 +47,9 @@ pub unsafe fn split_k_reduce<E: ReduceEpilogue>(ws: Global<f32>, w: SplitKWorksp
     if col >= w.cols || r >= w.rows * w.batch {
         return;
     }
-    let (z, row) = (r / w.rows, r % w.rows);
+    // The matrix and its row: a 32-bit division (the grid's rows fit),
+    // none for one matrix (every SGEMM and unbatched GEMM).
+    let (z, row) = if w.batch == 1 { (0, r) } else { ((r as u32 / w.rows as u32) as usize, (r as u32 % w.rows as u32) as usize) };
     let mut sum = 0f32;
     for s in 0..w.slices {
         sum += unsafe { ws.read(w.offset(z, s, row, col)) };
