@@ -183,10 +183,15 @@ fn pipeline(ctx: &Context, c: &Cuda, run: &[HostImage], outs: &mut [HostImage], 
     let in_max = run.iter().map(|im| im.data().len()).max().unwrap_or(1).max(1);
     let out_max = run.iter().map(|im| im.width() * im.height() * op.out_channels(im.channels())).max().unwrap_or(1).max(1);
     for _ in 0..2 {
+        // The input slot is write-combined (cudarc's `alloc_pinned`): the
+        // host only writes it, the copy engine reads it. The output slot
+        // is read by the host, so it is ordinary cached memory (flags 0):
+        // reads of write-combined memory are uncached, several times
+        // slower than the copy into the image.
         // SAFETY: the pinned memory is written before it is read.
         let pin_in = unsafe { c.ctx.alloc_pinned::<u8>(in_max) }.map_err(driver("allocating pinned host memory"))?;
         // SAFETY: as above.
-        let pin_out = unsafe { c.ctx.alloc_pinned::<u8>(out_max) }.map_err(driver("allocating pinned host memory"))?;
+        let pin_out = unsafe { c.ctx.alloc_pinned_with_flags::<u8>(out_max, 0) }.map_err(driver("allocating pinned host memory"))?;
         let done = c.ctx.new_event(None).map_err(driver("creating an event"))?;
         slots.push(Slot { pin_in, pin_out, dev_in: None, dev_out: None, done, pending: None });
     }
@@ -239,13 +244,15 @@ fn finish(slot: &mut Slot, outs: &mut [HostImage]) -> Result<()> {
     Ok(())
 }
 
-/// `dst.copy_from_slice(src)` in 4 MiB pieces over rayon's threads: the
+/// `dst.copy_from_slice(src)` in 1 MiB pieces over rayon's threads: the
 /// host copies into and out of the pinned slots are what a batch's time
 /// is spent on (one thread's copy bandwidth is a fraction of the
-/// machine's, and each GPU's thread would otherwise copy alone).
+/// machine's, and each GPU's thread would otherwise copy alone). Pieces
+/// of 1 MiB rather than 4 MiB give a 1080p image's 6 MB six threads
+/// instead of two (measured: docs/benchmarks/2026-11-25-h100-batch-staging/).
 fn par_copy(dst: &mut [u8], src: &[u8]) {
     use rayon::prelude::*;
-    const PIECE: usize = 4 << 20;
+    const PIECE: usize = 1 << 20;
     dst.par_chunks_mut(PIECE).zip(src.par_chunks(PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
