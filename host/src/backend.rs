@@ -45,26 +45,65 @@ use crate::error::{Error, Result};
 
 /// One PTX module built by `cargo xtask build-ptx`, deflated by
 /// `build.rs` (the fully unrolled kernels make the text several MB, and
-/// every binary embeds it).
+/// every binary embeds it), with the cubins ptxas compiled from it.
 pub(crate) struct PtxModule {
     /// The module's file, `host/ptx/<name>.ptx`.
     pub(crate) name: &'static str,
     pub(crate) deflated: &'static [u8],
     /// Compute capabilities (major, minor) the module is loaded on.
     pub(crate) loads_on: fn((i32, i32)) -> bool,
+    /// Compiled machine code of the module (`host/ptx/<name>.<arch>.cubin`),
+    /// each with the compute capabilities it runs on. On those the cubin
+    /// is loaded as it is; on any other GPU (or if the driver refuses it)
+    /// the driver compiles the PTX, which takes tens of seconds the first
+    /// time on a machine (it caches the result).
+    pub(crate) cubins: &'static [Cubin],
+}
+
+/// A cubin of a [`PtxModule`].
+pub(crate) struct Cubin {
+    /// The GPU it was compiled for (`sm_90`).
+    pub(crate) arch: &'static str,
+    pub(crate) deflated: &'static [u8],
+    /// Compute capabilities it runs on (a cubin runs on its own major
+    /// version from its minor version up; an `a` target on its own only).
+    pub(crate) runs_on: fn((i32, i32)) -> bool,
+}
+
+macro_rules! embedded {
+    ($file:literal) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/", $file, ".deflate"))
+    };
 }
 
 /// The modules: the `sm_80` baseline (Ampere and later, Hopper included),
 /// the Hopper kernels (`sm_90a` PTX runs on compute capability 9.0 only)
 /// and, with the `experiments` feature, the experiment kernels.
 pub(crate) const PTX_MODULES: &[PtxModule] = &[
-    PtxModule { name: "sm_80", deflated: include_bytes!(concat!(env!("OUT_DIR"), "/sm_80.ptx.deflate")), loads_on: |cc| cc >= (8, 0) },
-    PtxModule { name: "sm_90a", deflated: include_bytes!(concat!(env!("OUT_DIR"), "/sm_90a.ptx.deflate")), loads_on: |cc| cc == (9, 0) },
+    PtxModule {
+        name: "sm_80",
+        deflated: embedded!("sm_80.ptx"),
+        loads_on: |cc| cc >= (8, 0),
+        cubins: &[
+            Cubin { arch: "sm_80", deflated: embedded!("sm_80.sm_80.cubin"), runs_on: |cc| cc.0 == 8 },
+            Cubin { arch: "sm_90", deflated: embedded!("sm_80.sm_90.cubin"), runs_on: |cc| cc == (9, 0) },
+        ],
+    },
+    PtxModule {
+        name: "sm_90a",
+        deflated: embedded!("sm_90a.ptx"),
+        loads_on: |cc| cc == (9, 0),
+        cubins: &[Cubin { arch: "sm_90a", deflated: embedded!("sm_90a.sm_90a.cubin"), runs_on: |cc| cc == (9, 0) }],
+    },
     #[cfg(ferrotile_experiments)]
     PtxModule {
         name: "experiments/sm_80",
-        deflated: include_bytes!(concat!(env!("OUT_DIR"), "/experiments-sm_80.ptx.deflate")),
+        deflated: embedded!("experiments-sm_80.ptx"),
         loads_on: |cc| cc >= (8, 0),
+        cubins: &[
+            Cubin { arch: "sm_80", deflated: embedded!("experiments-sm_80.sm_80.cubin"), runs_on: |cc| cc.0 == 8 },
+            Cubin { arch: "sm_90", deflated: embedded!("experiments-sm_80.sm_90.cubin"), runs_on: |cc| cc == (9, 0) },
+        ],
     },
 ];
 
@@ -79,9 +118,24 @@ fn ptx_entries(ptx: &str) -> std::collections::HashSet<String> {
 
 /// An embedded PTX module as text.
 pub(crate) fn ptx_text(deflated: &[u8]) -> Result<String> {
-    let bytes = miniz_oxide::inflate::decompress_to_vec(deflated)
-        .map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: format!("{e:?}") })?;
-    String::from_utf8(bytes).map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: e.to_string() })
+    String::from_utf8(inflate(deflated)?).map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: e.to_string() })
+}
+
+fn inflate(deflated: &[u8]) -> Result<Vec<u8>> {
+    miniz_oxide::inflate::decompress_to_vec(deflated).map_err(|e| Error::Driver { op: "unpacking the embedded PTX", detail: format!("{e:?}") })
+}
+
+/// Loads module `m` on a device of compute capability `cc`: its cubin for
+/// the device if it has one and the driver takes it, else its PTX.
+fn load_module(ctx: &Arc<CudaContext>, m: &PtxModule, text: String, cc: (i32, i32)) -> Result<Arc<CudaModule>> {
+    if let Some(cubin) = m.cubins.iter().find(|c| (c.runs_on)(cc)) {
+        if let Ok(module) = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(inflate(cubin.deflated)?)) {
+            return Ok(module);
+        }
+        // A driver too old for this ptxas's cubins: its own compiler takes the PTX.
+    }
+    ctx.load_module(cudarc::nvrtc::Ptx::from_src(text))
+        .map_err(|e| Error::Driver { op: "loading a PTX module", detail: format!("{}: {e}", m.name) })
 }
 
 /// Element types a [`Buffer`] can hold.
@@ -248,10 +302,7 @@ impl Context {
             .map(|m| {
                 let text = ptx_text(m.deflated)?;
                 let names = ptx_entries(&text);
-                let module = ctx
-                    .load_module(cudarc::nvrtc::Ptx::from_src(text))
-                    .map_err(|e| Error::Driver { op: "loading a PTX module", detail: format!("{}: {e}", m.name) })?;
-                Ok((module, names))
+                Ok((load_module(&ctx, m, text, cc)?, names))
             })
             .collect::<Result<Vec<_>>>()?;
         use sys::CUdevice_attribute as A;
@@ -910,5 +961,32 @@ mod tests {
             ferrotile_kernels::gemm::wgmma::WgmmaKernel::ALL.iter().map(|k| k.name().to_string()).collect();
         assert_eq!(hopper, want);
         assert!(!(PTX_MODULES[1].loads_on)((8, 0)) && (PTX_MODULES[1].loads_on)((9, 0)) && !(PTX_MODULES[1].loads_on)((10, 0)));
+    }
+
+    /// Each embedded cubin is CUDA machine code (ELF, `EM_CUDA`) holding
+    /// every kernel of its module, chosen on its own GPU generation only,
+    /// and within a module at most one cubin fits a device.
+    #[test]
+    fn each_cubin_holds_its_modules_kernels_for_its_gpus() {
+        const EM_CUDA: u16 = 190;
+        for m in PTX_MODULES {
+            let names = ptx_entries(&ptx_text(m.deflated).unwrap());
+            for c in m.cubins {
+                let bin = inflate(c.deflated).unwrap();
+                assert_eq!(&bin[..4], b"\x7fELF", "{} {}", m.name, c.arch);
+                assert_eq!(u16::from_le_bytes([bin[18], bin[19]]), EM_CUDA, "{} {}", m.name, c.arch);
+                for n in &names {
+                    let section = format!(".text.{n}\0");
+                    assert!(bin.windows(section.len()).any(|w| w == section.as_bytes()), "{} {}: no code for {n}", m.name, c.arch);
+                }
+                let digits: String = c.arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
+                let cc = (digits[..digits.len() - 1].parse::<i32>().unwrap(), digits[digits.len() - 1..].parse::<i32>().unwrap());
+                assert!((c.runs_on)(cc), "{} {}: not chosen on {cc:?}", m.name, c.arch);
+                assert!(!(c.runs_on)((cc.0 + 1, 0)) && !(c.runs_on)((cc.0 - 1, 0)), "{} {}: chosen on another generation", m.name, c.arch);
+            }
+            for cc in [(8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0)] {
+                assert!(m.cubins.iter().filter(|c| (c.runs_on)(cc)).count() <= 1, "{}: two cubins for {cc:?}", m.name);
+            }
+        }
     }
 }

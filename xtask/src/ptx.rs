@@ -277,7 +277,10 @@ pub fn build() -> Result<()> {
         );
         built.push((target.file, text));
     }
-    Ok(())
+    // The cubins next to the PTX (host/ptx/<file>.<arch>.cubin): what the
+    // host loads on the GPUs they are for, without the driver's JIT.
+    let files: Vec<_> = TARGETS.iter().map(|t| (t, committed_path(t))).collect();
+    crate::ptxas::report(&files)
 }
 
 /// `cargo xtask check-ptx`: rebuild into `target/ptx-check/`, compare with
@@ -310,8 +313,10 @@ pub fn check() -> Result<()> {
     let dirs = [Path::new(PTX_DIR).to_path_buf(), Path::new(PTX_DIR).join("experiments")];
     for listing in dirs.iter().filter_map(|d| util::sorted_entries(d).ok()) {
         for path in listing {
-            if path.extension().is_some_and(|e| e == "ptx")
-                && !TARGETS.iter().any(|t| committed_path(t) == path)
+            let built_here = |t: &PtxTarget| {
+                committed_path(t) == path || t.ptxas_archs.iter().any(|a| crate::ptxas::cubin_path(&committed_path(t), a) == path)
+            };
+            if path.extension().is_some_and(|e| e == "ptx" || e == "cubin") && !TARGETS.iter().any(built_here)
             {
                 problems.push(format!(
                     "{} is not produced by build-ptx (no such target in xtask's ptx::TARGETS): delete it",
@@ -321,6 +326,20 @@ pub fn check() -> Result<()> {
         }
     }
     let report = crate::ptxas::report(&fresh);
+    // The committed cubins are what ptxas makes of the committed PTX (the
+    // same ptxas: its output is deterministic).
+    if report.is_ok() {
+        for (target, copy) in &fresh {
+            for arch in target.ptxas_archs {
+                let (committed, made) = (crate::ptxas::cubin_path(&committed_path(target), arch), crate::ptxas::cubin_path(copy, arch));
+                match (std::fs::read(&committed), std::fs::read(&made)) {
+                    (Err(_), _) => problems.push(format!("{} is missing", committed.display())),
+                    (Ok(old), Ok(new)) if old != new => problems.push(format!("{} is stale (ptxas makes another cubin of the PTX)", committed.display())),
+                    _ => {}
+                }
+            }
+        }
+    }
     if !problems.is_empty() {
         let mut msg = String::from("committed PTX does not match the kernels:\n");
         for p in &problems {

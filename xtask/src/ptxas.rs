@@ -215,8 +215,15 @@ pub fn problems(arch: &str, resources: &[Resources]) -> Vec<String> {
     found
 }
 
-/// Runs ptxas on each PTX file for each of its target's GPUs, prints the
-/// table, and fails on spills or hot kernels with a stack frame.
+/// The cubin ptxas writes for `ptx` (`x/<file>.ptx`) and `arch`:
+/// `x/<file>.<arch>.cubin`, the name the host's build script embeds.
+pub fn cubin_path(ptx: &Path, arch: &str) -> PathBuf {
+    ptx.with_extension(format!("{arch}.cubin"))
+}
+
+/// Runs ptxas on each PTX file for each of its target's GPUs, keeps the
+/// compiled cubin next to the PTX ([`cubin_path`]), prints the table, and
+/// fails on spills or hot kernels with a stack frame.
 pub fn report(files: &[(&PtxTarget, PathBuf)]) -> Result<()> {
     let ptxas = ensure_ptxas()?;
     let version = util::stdout_of(Command::new(&ptxas).arg("--version"))?;
@@ -235,7 +242,8 @@ pub fn report(files: &[(&PtxTarget, PathBuf)]) -> Result<()> {
             cmd.arg("-v")
                 .arg(format!("-arch={arch}"))
                 .arg(path)
-                .args(["-o", "/dev/null"]);
+                .arg("-o")
+                .arg(cubin_path(path, arch));
             let out = cmd
                 .output()
                 .with_context(|| format!("cannot start `{}`", util::show(&cmd)))?;
