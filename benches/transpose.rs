@@ -73,6 +73,8 @@ fn run(ctx: &Context) -> Result<()> {
         (8192, 8192),
         // Sides not multiples of the tile or of 4.
         (8191, 8193),
+        (4093, 4099),
+        (8190, 8194),
         (8191, 37),
         (37, 8191),
         // A few columns / a few rows, very tall / very wide.

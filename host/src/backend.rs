@@ -128,14 +128,16 @@ fn inflate(deflated: &[u8]) -> Result<Vec<u8>> {
 /// Loads module `m` on a device of compute capability `cc`: its cubin for
 /// the device if it has one and the driver takes it, else its PTX.
 fn load_module(ctx: &Arc<CudaContext>, m: &PtxModule, text: String, cc: (i32, i32)) -> Result<Arc<CudaModule>> {
+    let mut refused = String::new();
     if let Some(cubin) = m.cubins.iter().find(|c| (c.runs_on)(cc)) {
-        if let Ok(module) = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(inflate(cubin.deflated)?)) {
-            return Ok(module);
+        match ctx.load_module(cudarc::nvrtc::Ptx::from_binary(inflate(cubin.deflated)?)) {
+            Ok(module) => return Ok(module),
+            // A driver too old for this ptxas's cubins: its own compiler takes the PTX.
+            Err(e) => refused = format!(" (its {} cubin was refused too: {e})", cubin.arch),
         }
-        // A driver too old for this ptxas's cubins: its own compiler takes the PTX.
     }
     ctx.load_module(cudarc::nvrtc::Ptx::from_src(text))
-        .map_err(|e| Error::Driver { op: "loading a PTX module", detail: format!("{}: {e}", m.name) })
+        .map_err(|e| Error::Driver { op: "loading a PTX module", detail: format!("{}: {e}{refused}", m.name) })
 }
 
 /// Element types a [`Buffer`] can hold.

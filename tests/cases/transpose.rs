@@ -63,8 +63,9 @@ const THIN_SHAPES: &[(usize, usize)] = &[
     (32, 32),
 ];
 
-/// Shapes for rung 6 with scalar global accesses: every residue of 4 on
-/// both sides, partial tiles, primes, a single row and column.
+/// Shapes for rung 6 with scalar global accesses and for rung 7: every
+/// residue of 4 on both sides, partial tiles, primes, a single row and
+/// column, and several whole tiles (rung 7's shifted path).
 const UNALIGNED_SHAPES: &[(usize, usize)] = &[
     (1, 1),
     (1, 97),
@@ -78,6 +79,8 @@ const UNALIGNED_SHAPES: &[(usize, usize)] = &[
     (200, 3),
     (64, 64),
     (131, 193),
+    (196, 100),
+    (257, 255),
 ];
 
 pub fn cases() -> Vec<Case> {
@@ -89,7 +92,7 @@ pub fn cases() -> Vec<Case> {
         let shapes = match var {
             TransposeVariant::Thin => THIN_SHAPES,
             TransposeVariant::Copy => &[(1, 1), (1, 4099), (4099, 1)][..],
-            TransposeVariant::Vec4Unaligned => UNALIGNED_SHAPES,
+            TransposeVariant::Vec4Unaligned | TransposeVariant::Vec4Realigned => UNALIGNED_SHAPES,
             v if v.is_vectorised() => VEC_SHAPES,
             _ => SHAPES,
         };

@@ -285,6 +285,7 @@ const SHAPES2: &str = "2026-11-23-h100-shapes2";
 const R25: &str = "2026-11-25-h100";
 /// Thin transposes and the PyTorch / CuPy blur baselines (2026-11-25).
 const BASE25: &str = "2026-11-25-h100-baselines";
+const T25: &str = "2026-11-25-h100-transpose";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
 const H200_22: &str = "2026-11-22-final-h200";
@@ -529,7 +530,28 @@ pub const TABLES: &[Table] = &[
                     tr(&["transpose_vec4_t64_b256"], &["1048576x64"], &[SHAPES]),
                 ]),
             ],
-            &[Cell::T("8191×8193"), Cell::T("`transpose_vec4u_t64_b256`"), tr(&["transpose_vec4u_t64_b256"], &["8191x8193"], &[SHAPES])],
+            &[
+                Cell::T("8191×8193 / 4093×4099 / 8190×8194 (2026-11-25)"),
+                Cell::T("`transpose_vec4r_t64_b256`"),
+                Cell::Cat(&[
+                    tr(&["transpose_vec4r_t64_b256"], &["8191x8193"], &[T25]),
+                    Cell::T(" / "),
+                    tr(&["transpose_vec4r_t64_b256"], &["4093x4099"], &[T25]),
+                    Cell::T(" / "),
+                    tr(&["transpose_vec4r_t64_b256"], &["8190x8194"], &[T25]),
+                ]),
+            ],
+            &[
+                Cell::T("the same, scalar accesses (rung 7 before 2026-11-25)"),
+                Cell::T("`transpose_vec4u_t64_b256`"),
+                Cell::Cat(&[
+                    tr(&["transpose_vec4u_t64_b256"], &["8191x8193"], &[T25]),
+                    Cell::T(" / "),
+                    tr(&["transpose_vec4u_t64_b256"], &["4093x4099"], &[T25]),
+                    Cell::T(" / "),
+                    tr(&["transpose_vec4u_t64_b256"], &["8190x8194"], &[T25]),
+                ]),
+            ],
             &[
                 Cell::T("7×2²² / 2²²×7 (2026-11-25)"),
                 Cell::T("`transpose_thin`"),
@@ -691,8 +713,8 @@ pub const TABLES: &[Table] = &[
             ],
             &[
                 Cell::T("transpose, sides not multiples of 4"),
-                Cell::T("8191×8193"),
-                Cell::Cat(&[tr(&["transpose_vec4u_t64_b256"], &["8191x8193"], &[SHAPES]), Cell::T(" % of copy")]),
+                Cell::T("8191×8193, 4093×4099, 8190×8194"),
+                Cell::Cat(&[tr(&["transpose_vec4r_t64_b256"], &["8191x8193", "4093x4099", "8190x8194"], &[T25]), Cell::T(" % of copy")]),
             ],
             &[
                 Cell::T("SGEMM aligned / odd"),
@@ -760,7 +782,7 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H100, 2026-11-23 (SGEMM classes, thin transposes, PyTorch/CuPy: 2026-11-25), Auto or the default kernel per shape.",
+        note: "H100, 2026-11-23 (SGEMM classes, thin and odd-sided transposes, PyTorch/CuPy: 2026-11-25), Auto or the default kernel per shape.",
     },
     Table {
         name: "sgemm-best",

@@ -227,14 +227,17 @@ impl VecTile {
         VecTile { swizzle: Swizzle::NONE, ..self }
     }
 
-    /// Whether the configuration is supported: `tile` a power of two ≥ 32,
-    /// `threads` a multiple of 32 dividing the micro-block count.
+    /// Whether the configuration is supported: `tile` a power of two ≥ 32
+    /// whose row of chunks divides a warp (the realigned accesses shift
+    /// between neighbouring lanes of one row), `threads` a multiple of 32
+    /// dividing the micro-block count.
     pub const fn validate(&self) -> bool {
         self.tile >= 32
             && self.tile.is_power_of_two()
             && self.threads > 0
             && self.threads % WARP == 0
             && self.micro_blocks() % self.threads == 0
+            && WARP % self.chunks_per_row() == 0
             && self.swizzle.is_valid()
     }
 
@@ -329,6 +332,61 @@ pub const VEC4_T64_B128: VecTile = VecTile::new(64, 128);
 pub const VEC4_T32_B64: VecTile = VecTile::new(32, 64);
 /// Config: 64 × 64 tile, 64 threads, four micro-blocks per thread (16 × 16 B in flight).
 pub const VEC4_T64_B64: VecTile = VecTile::new(64, 64);
+
+/// Realigned 16-byte accesses for sides that are not multiples of 4 (or
+/// a matrix that does not start on a 16-byte boundary): the rows of a
+/// [`VecTile`]'s segment then start at any element of a 16-byte chunk, so
+/// the kernel moves the aligned chunks that hold them and shifts the
+/// elements between neighbouring lanes (lanes holding consecutive chunks
+/// of a row are consecutive: [`VecTile::micro_block`], [`VecTile::store_chunk`]).
+///
+/// `chunk_shift(flat, base)`: where element `flat` of a matrix whose
+/// element 0 lies `base` elements past a 16-byte boundary sits in its
+/// chunk (0–3).
+#[inline(always)]
+pub const fn chunk_shift(flat: usize, base: u32) -> usize {
+    (flat + base as usize) % VEC
+}
+
+/// Realigned load, for a tile row segment starting at element `seg` with
+/// chunk shift `s` ([`chunk_shift`]): the lane holding columns `4c .. 4c + 4`
+/// of the segment reads the aligned chunk that starts at element
+/// `seg + 4c - s` (returned; negative only before the matrix's first
+/// element) and takes the next chunk from the lane holding `4c + 4 ..`
+/// (the row's last lane reads it itself); its column `4c + e` is element
+/// [`realigned_pick`]`(s, e)` of the two chunks.
+#[inline(always)]
+pub const fn realigned_load_start(seg: usize, c: usize, s: usize) -> isize {
+    (seg + VEC * c) as isize - s as isize
+}
+
+/// Element of the 8 loaded (own chunk, then the next one) that is column
+/// `4c + e` of the segment: `s + e`.
+#[inline(always)]
+pub const fn realigned_pick(s: usize, e: usize) -> usize {
+    s + e
+}
+
+/// Realigned store, for an output row segment starting at element `seg`
+/// with chunk shift `t`: the lane holding segment columns `4c .. 4c + 4`
+/// writes the aligned chunk that starts `t` elements before them (at
+/// `seg + 4c - t`); its element `j` is element `realigned_store_pick(t, j)`
+/// of the 8 (the previous lane's vector, then its own).
+#[inline(always)]
+pub const fn realigned_store_pick(t: usize, j: usize) -> usize {
+    VEC - t + j
+}
+
+/// Elements `lo .. hi` of that chunk that belong to the segment (the
+/// others to the neighbouring tile: not written). The first lane's chunk
+/// is cut when `t > 0`; its lane writes `t .. 4` one by one, every other
+/// chunk is whole (one 16-byte store). The row's last lane (`c = tile/4 -
+/// 1`) also writes the segment's last `t` columns, its own elements
+/// `4 - t .. 4`, one by one.
+#[inline(always)]
+pub const fn realigned_store_span(c: usize, t: usize) -> (usize, usize) {
+    if c == 0 { (t, VEC) } else { (0, VEC) }
+}
 
 /// Longest short side the thin kernels take: matrices with at most this
 /// many columns (tall) or rows (wide).

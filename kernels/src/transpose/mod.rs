@@ -14,7 +14,9 @@
 //!
 //! 7. [`transpose_vec4u_t64_b256`] — rung 6 for sides that are not
 //!    multiples of 4 (scalar global accesses, the same tile);
-//! 8. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
+//! 8. [`transpose_vec4r_t64_b256`] — rung 6 for any shape and matrix
+//!    start: aligned 16-byte chunks, elements shifted between lanes;
+//! 9. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
 //!    rows: whole lines per block, every thread busy.
 //!
 //! Further tile configurations of rungs 4–6 (`transpose_smem_pad_*`,

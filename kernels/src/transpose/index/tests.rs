@@ -463,3 +463,76 @@ fn thin_tile_is_valid_and_its_strided_side_conflict_free_and_coalesced() {
         }
     }
 }
+
+proptest! {
+    /// Realigned loads: each lane's chunk is 16-byte aligned in memory,
+    /// the next lane's chunk follows it, and the picked elements are the
+    /// lane's four columns of the segment.
+    #[test]
+    fn realigned_loads_read_aligned_chunks_and_pick_the_lanes_columns(seg in 0usize..100_000, base in 0u32..4, tile in prop::sample::select(vec![32usize, 64])) {
+        let s = chunk_shift(seg, base);
+        prop_assert!(s < VEC);
+        for c in 0..tile / VEC {
+            let at = realigned_load_start(seg, c, s);
+            prop_assert_eq!((at + base as isize).rem_euclid(VEC as isize), 0, "chunk of lane {} not aligned", c);
+            prop_assert_eq!(realigned_load_start(seg, c + 1, s), at + VEC as isize);
+            for e in 0..VEC {
+                let k = realigned_pick(s, e);
+                prop_assert!(k < 2 * VEC);
+                prop_assert_eq!(at + k as isize, (seg + VEC * c + e) as isize);
+            }
+        }
+    }
+
+    /// Realigned stores: every element of a segment is written exactly
+    /// once, with the value of its column, nothing outside it is written,
+    /// and every whole chunk (a 16-byte store) is aligned.
+    #[test]
+    fn realigned_stores_write_each_segment_element_once(seg in 0usize..100_000, base in 0u32..4, tile in prop::sample::select(vec![32usize, 64])) {
+        let t = chunk_shift(seg, base);
+        let last = tile / VEC - 1;
+        let mut written = vec![0u32; tile];
+        for c in 0..=last {
+            let at = (seg + VEC * c) as isize - t as isize;
+            let (lo, hi) = realigned_store_span(c, t);
+            if lo == 0 && hi == VEC {
+                prop_assert_eq!((at + base as isize).rem_euclid(VEC as isize), 0, "whole chunk of lane {} not aligned", c);
+            }
+            for j in lo..hi {
+                let k = realigned_store_pick(t, j);
+                prop_assert!(k < 2 * VEC);
+                // Column of the value: the previous lane's (k < 4) or its own.
+                let col = if k < VEC { prop_assert!(c > 0, "lane 0 uses its previous lane"); VEC * (c - 1) + k } else { VEC * c + k - VEC };
+                let i = at + j as isize;
+                prop_assert_eq!(i, (seg + col) as isize, "lane {} element {} holds the wrong column", c, j);
+                written[col] += 1;
+            }
+            if c == last {
+                // The tail: its own elements 4 - t .. 4, one by one.
+                for e in VEC - t..VEC {
+                    written[VEC * c + e] += 1;
+                }
+            }
+        }
+        prop_assert!(written.iter().all(|&w| w == 1), "{:?}", written);
+    }
+}
+
+/// The realigned kernels shift between lanes of one row: a row of chunks
+/// fills whole warps' lanes in order (lane `l` holds chunk `l % (tile/4)`),
+/// in both phases, for every vector tile.
+#[test]
+fn vector_tile_rows_of_chunks_are_consecutive_lanes() {
+    for (name, g) in VECTOR {
+        let cpr = g.chunks_per_row();
+        assert_eq!(32 % cpr, 0, "{name}");
+        for t in 0..g.threads as u32 {
+            for j in 0..g.blocks_per_thread() {
+                assert_eq!(g.micro_block(t, j).1, (t as usize % 32) % cpr, "{name} load t{t} j{j}");
+            }
+            for s in 0..VEC * g.blocks_per_thread() {
+                assert_eq!(g.store_chunk(t, s).1 / VEC, (t as usize % 32) % cpr, "{name} store t{t} s{s}");
+            }
+        }
+    }
+}
