@@ -54,6 +54,11 @@ fn same_cuda_context(a: &CudaContext, b: &CudaContext) -> bool {
     a.cu_ctx() == b.cu_ctx()
 }
 
+/// The alignment, in bytes, of the device memory a [`Buffer`] may view
+/// ([`Buffer::from_raw_device_ptr`], `Buffer::from_cust`): the kernels'
+/// 16-byte loads and stores (and TMA) need it at the buffer's start.
+pub const DEVICE_ALIGN: u64 = 16;
+
 impl<T: Element> Buffer<T> {
     /// Takes a cudarc device slice as a buffer of `ctx`, without copying.
     ///
@@ -125,7 +130,9 @@ impl<T: Element> Buffer<T> {
     /// buffer does not free the memory.
     ///
     /// Checked (nothing else happens on failure): `ctx` is a CUDA context;
-    /// `ptr` is aligned for `T`; the driver knows `ptr` as memory of
+    /// `ptr` is [`DEVICE_ALIGN`]-byte aligned (ferrotile's kernels move 16
+    /// bytes at a time; allocations start 256-byte aligned, so a view at a
+    /// byte offset that is a multiple of 16 qualifies); the driver knows `ptr` as memory of
     /// `ctx`'s device and the allocation holding it reaches at least
     /// `len` elements past it.
     ///
@@ -150,8 +157,11 @@ impl<T: Element> Buffer<T> {
                 return Err(Error::BadArgument { arg: "ctx", detail: "the emulator has no CUDA memory: a device pointer needs a CUDA context".into() });
             }
         };
-        if ptr % std::mem::align_of::<T>() as u64 != 0 {
-            return Err(Error::BadArgument { arg: "ptr", detail: format!("{ptr:#x} is not aligned for {}", std::any::type_name::<T>()) });
+        if ptr % DEVICE_ALIGN != 0 {
+            return Err(Error::BadArgument {
+                arg: "ptr",
+                detail: format!("{ptr:#x} is not {DEVICE_ALIGN}-byte aligned (ferrotile's kernels read and write 16 bytes at a time)"),
+            });
         }
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| Error::BadArgument { arg: "len", detail: format!("{len} elements overflow the address space") })?;
         c.ctx.bind_to_thread().map_err(driver("binding the context"))?;

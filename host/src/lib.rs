@@ -45,6 +45,7 @@ mod vec_add;
 pub mod workload;
 
 pub use backend::{Backend, Buffer, Context, DeviceInfo, Element};
+pub use interop::DEVICE_ALIGN;
 pub use stream::{Event, PinnedBuffer, Stream};
 pub use error::{Error, Result};
 pub use ferrotile_kernels as kernels;

@@ -52,8 +52,8 @@ pub enum TransposeVariant {
     /// Rung 6's tile for any shape: scalar global accesses (sides that are
     /// not multiples of 4).
     Vec4Unaligned,
-    /// Rung 7: rung 6's tile for any shape and any matrix start: aligned
-    /// 16-byte chunks, elements shifted to their places between lanes.
+    /// Rung 7: rung 6's tile for any shape: aligned 16-byte chunks,
+    /// elements shifted to their places between lanes.
     Vec4Realigned,
     /// A few columns or rows (short side at most
     /// [`ix::THIN_MAX`]): whole lines of the long side per block.
@@ -93,8 +93,7 @@ impl TransposeVariant {
 
     /// The default for shapes whose sides are multiples of 4.
     pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4;
-    /// The default for other shapes with both sides above [`ix::THIN_MAX`],
-    /// and for matrices that do not start 16-byte aligned.
+    /// The default for other shapes with both sides above [`ix::THIN_MAX`].
     pub const DEFAULT_SCALAR: TransposeVariant = V::Vec4Realigned;
 
     /// The variant [`Transpose::new`] uses for an `nx × ny` input unless
@@ -106,10 +105,6 @@ impl TransposeVariant {
     /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
     /// | `nx`, `ny` multiples of 4 | [`Vec4`](V::Vec4) |
     /// | any other | [`Vec4Realigned`](V::Vec4Realigned) |
-    ///
-    /// [`Transpose::run`] also takes [`Vec4Realigned`](V::Vec4Realigned)
-    /// instead of [`Vec4`](V::Vec4) for buffers that do not start 16-byte
-    /// aligned (views made by [`Buffer::from_raw_device_ptr`]).
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
         if V::Copy.supports(nx, ny) {
             V::Copy
@@ -223,22 +218,9 @@ impl Transpose {
         self
     }
 
-    /// The variant [`Transpose::run`] launches on buffers that start
-    /// 16-byte aligned (every allocation does).
+    /// The variant [`Transpose::run`] launches.
     pub fn resolved_variant(&self) -> TransposeVariant {
         self.variant.unwrap_or_else(|| TransposeVariant::fastest_for(self.nx, self.ny))
-    }
-
-    /// The variant [`Transpose::run`] launches on `input` and `output`:
-    /// [`Transpose::resolved_variant`], with rung 7 in place of a
-    /// vectorised default when a buffer does not start 16-byte aligned.
-    pub fn resolved_variant_for(&self, input: &Buffer<f32>, output: &Buffer<f32>) -> TransposeVariant {
-        let v = self.resolved_variant();
-        if self.variant.is_none() && v.is_vectorised() && !(aligned16(input) && aligned16(output)) {
-            V::Vec4Realigned
-        } else {
-            v
-        }
     }
 
     /// Runs on `ctx`: `input` and `output` both hold `nx · ny` elements.
@@ -247,8 +229,7 @@ impl Transpose {
     /// ([`Error::BadArgument`] naming it), a buffer of the wrong length
     /// ([`Error::LengthMismatch`]), a buffer of another backend, a
     /// vectorised variant with `nx` or `ny` not a multiple of 4
-    /// (`BadArgument { arg: "variant" }`) or on a buffer that does not
-    /// start 16-byte aligned (`BadArgument` naming the buffer). Any shape whose buffers fit in
+    /// (`BadArgument { arg: "variant" }`). Any shape whose buffers fit in
     /// memory runs, however tall or wide: grids taller than the launch
     /// limit are folded.
     pub fn run(&self, ctx: &Context, input: &Buffer<f32>, output: &mut Buffer<f32>) -> Result<()> {
@@ -266,47 +247,32 @@ impl Transpose {
         check::len("output", output, n)?;
         check::backend(ctx, &[("input", input.is_on(ctx)), ("output", output.is_on(ctx))])?;
         let _op = ctx.op(&[input.tracker()], &[output.tracker()])?;
-        let v = self.resolved_variant_for(input, output);
+        let v = self.resolved_variant();
         if !v.supports(self.nx, self.ny) {
             return Err(Error::BadArgument {
                 arg: "variant",
                 detail: format!("`{}` {}; got {nx} x {ny}", v.name(), v.requirement()),
             });
         }
-        if v.is_vectorised() {
-            for (arg, b) in [("input", input), ("output", &*output)] {
-                if !aligned16(b) {
-                    return Err(Error::BadArgument {
-                        arg,
-                        detail: format!("starts at {:#x}, not 16-byte aligned, which `{}` needs (the default takes rung 7)", b.raw_device_ptr().unwrap_or(0), v.name()),
-                    });
-                }
-            }
-        }
         launch_variant(ctx, v, input, output, nx, ny)
     }
 }
 
-/// Elements from the last 16-byte boundary to the buffer's first element
-/// (0 on the emulator, whose buffers start aligned).
+/// Elements from the last 16-byte boundary to the buffer's first element:
+/// 0 for every buffer today (allocations, and views, which
+/// [`Buffer::from_raw_device_ptr`] takes only [`crate::DEVICE_ALIGN`]-aligned);
+/// rung 7 would take any other.
 fn base_shift(b: &Buffer<f32>) -> u32 {
     b.raw_device_ptr().map_or(0, |p| ((p / 4) % ix::VEC as u64) as u32)
-}
-
-/// Whether the buffer's first element is 16-byte aligned.
-fn aligned16(b: &Buffer<f32>) -> bool {
-    base_shift(b) == 0
 }
 
 /// Launches `v` (which supports the shape) on the `nx × ny` input at the
 /// start of `input`, writing the first `nx · ny` elements of `output`;
 /// the buffers may be longer (the GEMM stages transposed operands this
-/// way). `Copy` needs buffers of exactly `nx · ny` elements. A vectorised
-/// `v` on a buffer that does not start 16-byte aligned runs as rung 7.
+/// way). `Copy` needs buffers of exactly `nx · ny` elements.
 pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32) -> Result<()> {
     debug_assert!(v.supports(nx as usize, ny as usize));
     debug_assert!(!v.is_vectorised() || VecTile::supports(nx, ny));
-    let v = if v.is_vectorised() && !(aligned16(input) && aligned16(output)) { V::Vec4Realigned } else { v };
     // Tall shapes fold their grid rows into z (every kernel reads its
     // block row with `arch::block_row`), so no shape is refused for its
     // grid; `launch!` still checks the configuration before launching.
