@@ -286,6 +286,7 @@ const R25: &str = "2026-11-25-h100";
 /// Thin transposes and the PyTorch / CuPy blur baselines (2026-11-25).
 const BASE25: &str = "2026-11-25-h100-baselines";
 const T25: &str = "2026-11-25-h100-transpose";
+const BLUR25: &str = "2026-11-25-h100-blur";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
 const H200_22: &str = "2026-11-22-final-h200";
@@ -594,12 +595,12 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
             &[
-                Cell::T("blur, window rung (any radius 1–64, width, 1–4 channels), r1–32, c1/3/4"),
+                Cell::T("blur, window rung (any radius 1–64, width, 1–4 channels), r1–32, c1/3/4 (2026-11-25)"),
                 Cell::T("8192² / 4093×4099"),
                 Cell::Cat(&[
-                    img(&["auto → blur_window_*"], &["8192x8192"], &[SHAPES]),
+                    img(&["auto → blur_window_*"], &["8192x8192"], &[BLUR25]),
                     Cell::T(" / "),
-                    img(&["auto → blur_window_*"], &["4093x4099"], &[SHAPES]),
+                    img(&["auto → blur_window_*"], &["4093x4099"], &[BLUR25]),
                 ]),
             ],
             &[
@@ -764,7 +765,7 @@ pub const TABLES: &[Table] = &[
             &[
                 Cell::T("blur, any radius 1–64, width, 1–4 channels"),
                 Cell::T("8192², 4093×4099"),
-                Cell::Cat(&[img(&["auto → blur_window_*"], &["8192x8192", "4093x4099"], &[SHAPES]), Cell::T(" % of copy (`blur_window`)")]),
+                Cell::Cat(&[img(&["auto → blur_window_*"], &["8192x8192", "4093x4099"], &[BLUR25]), Cell::T(" % of copy (`blur_window`)")]),
             ],
             &[
                 Cell::T("same blurs, PyTorch `avg_pool2d` (f32) / CuPy `uniform_filter` (u8)"),
@@ -782,7 +783,7 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H100, 2026-11-23 (SGEMM classes, thin and odd-sided transposes, PyTorch/CuPy: 2026-11-25), Auto or the default kernel per shape.",
+        note: "H100, 2026-11-23 (SGEMM classes, thin and odd-sided transposes, window blur, PyTorch/CuPy: 2026-11-25), Auto or the default kernel per shape.",
     },
     Table {
         name: "sgemm-best",

@@ -227,10 +227,11 @@ pub const fn blur_window_config(p: WindowParams) -> LaunchConfig {
 }
 
 /// Blocks per SM the window-blur kernels are built for (their launch
-/// bounds: at most 128 registers a thread, so two blocks of
-/// [`WIN_THREADS`] fit an SM's registers, as two fit its shared memory at
-/// radius 32).
-pub const WIN_BLOCKS_BOUND: u32 = 2;
+/// bounds: at most 85 registers a thread, so three blocks of
+/// [`WIN_THREADS`] fit an SM's registers, as three fit its shared memory
+/// up to radius 3; from radius 9 the shared memory allows two). The
+/// kernel is latency-bound: more blocks hide more of its barrier phases.
+pub const WIN_BLOCKS_BOUND: u32 = 3;
 
 /// Blocks of the window blur at radius `r` that fit one SM (228 KB of
 /// shared memory, 1 KB of it reserved per block; at most
