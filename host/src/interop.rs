@@ -71,6 +71,11 @@ impl<T: Element> Buffer<T> {
     /// dropping it frees the slice on the slice's stream after ferrotile's
     /// work; [`Buffer::into_cudarc`] gives it back.
     ///
+    /// The slice starts [`DEVICE_ALIGN`]-aligned, as every cudarc
+    /// allocation does; one an application made with cudarc's unsafe
+    /// `upgrade_device_ptr` must keep to that too (it is not checked here:
+    /// the kernels' 16-byte accesses would fault on another start).
+    ///
     /// Errors, with the slice handed back: `ctx` is the emulator
     /// ([`Error::BadArgument`] naming `ctx`); the slice belongs to another
     /// CUDA context (`slice`); the driver refuses the event (`Driver`).
