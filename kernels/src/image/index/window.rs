@@ -229,7 +229,8 @@ pub const fn blur_window_config(p: WindowParams) -> LaunchConfig {
 /// Blocks per SM the window-blur kernels are built for (their launch
 /// bounds: at most 85 registers a thread, so three blocks of
 /// [`WIN_THREADS`] fit an SM's registers, as three fit its shared memory
-/// up to radius 3; from radius 9 the shared memory allows two). The
+/// up to radius 12; from radius 13 the shared memory allows two, from 38
+/// one: [`win_blocks_per_sm`]). The
 /// kernel is latency-bound: more blocks hide more of its barrier phases.
 pub const WIN_BLOCKS_BOUND: u32 = 3;
 
