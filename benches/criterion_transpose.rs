@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ferrotile::transpose::{Transpose, TransposeVariant};
+use ferrotile::transpose::{SmemConfig, Transpose, TransposeVariant};
 use ferrotile::Context;
 
 fn bench(c: &mut Criterion) {
@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
     });
     let default = Transpose::new(nx, ny);
     for (label, t) in [
-        ("smem_pad", Transpose::new(nx, ny).variant(TransposeVariant::SmemPad)),
+        ("smem_pad", Transpose::new(nx, ny).variant(TransposeVariant::Smem(SmemConfig::Pad))),
         ("default", default),
     ] {
         g.bench_function(format!("{label} ({})", t.resolved_variant().name()), |b| {

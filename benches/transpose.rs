@@ -137,7 +137,7 @@ fn run(ctx: &Context) -> Result<()> {
 
         let default = Transpose::new(nx, ny).resolved_variant();
         let mut best: Option<(TransposeVariant, Duration)> = None;
-        for &v in TransposeVariant::ALL {
+        for v in TransposeVariant::all() {
             let kind = if v == default { "rung, default" } else if v.is_rung() { "rung" } else { "config" };
             if !v.supports(nx, ny) {
                 println!("| {} | {kind} | {size} | n/a | n/a | n/a (does not support the shape) |", v.name());

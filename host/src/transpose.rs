@@ -17,6 +17,8 @@ use k::transpose::index::{self as ix, VecTile};
 
 use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
 
+pub use k::transpose::{SmemConfig, VecConfig};
+
 /// The rungs of the transpose ladder, and further tile configurations of
 /// the tiled rungs (for the benchmark to compare).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,29 +28,13 @@ pub enum TransposeVariant {
     NaiveRow,
     /// Rung 2: one thread per element, strided read, coalesced write.
     NaiveCol,
-    /// Rung 3: 32 × 32 shared tile, 32 × 8 threads; 32-way bank conflicts.
-    Smem,
-    /// Rung 4: 32 × 33 padded shared tile, 32 × 8 threads; conflict-free.
-    SmemPad,
-    /// Rung 5: padded 32 × 64 tile (×2 unrolled along x), 32 × 8 threads.
-    SmemPadUnroll2,
-    /// Rung 6: 64 × 64 tile, 256 threads, 16-byte accesses, 4 × 4 register
-    /// transposes, swizzled shared tile. Needs `nx`, `ny` multiples of 4.
-    Vec4,
-    /// Config of rung 4 with 32 × 16 threads.
-    SmemPadB32x16,
-    /// Config of rung 4 with 32 × 32 threads.
-    SmemPadB32x32,
-    /// Config of rung 4 with a 64 × 65 tile, 32 × 8 threads.
-    SmemPadT64,
-    /// Config of rung 5 with 32 × 16 threads.
-    SmemPadUnroll2B32x16,
-    /// Config of rung 6 with 128 threads (2 micro-blocks each).
-    Vec4T64B128,
-    /// Config of rung 6 with 64 threads (4 micro-blocks each).
-    Vec4T64B64,
-    /// Config of rung 6 with a 32 × 32 tile and 64 threads.
-    Vec4T32B64,
+    /// Rungs 3–5: a shared tile with scalar accesses, in one of its
+    /// configurations ([`SmemConfig`]).
+    Smem(SmemConfig),
+    /// Rung 6: 16-byte accesses, 4 × 4 register transposes, swizzled
+    /// shared tile, in one of its configurations ([`VecConfig`]). Needs
+    /// `nx`, `ny` multiples of 4.
+    Vec4(VecConfig),
     /// Rung 6's tile for any shape: scalar global accesses (sides that are
     /// not multiples of 4).
     Vec4Unaligned,
@@ -67,32 +53,28 @@ use TransposeVariant as V;
 
 impl TransposeVariant {
     /// The ladder's rungs, in order.
-    pub const LADDER: &'static [TransposeVariant] =
-        &[V::NaiveRow, V::NaiveCol, V::Smem, V::SmemPad, V::SmemPadUnroll2, V::Vec4, V::Vec4Realigned];
-
-    /// Every variant: the rungs, then the extra configurations.
-    pub const ALL: &'static [TransposeVariant] = &[
+    pub const LADDER: &'static [TransposeVariant] = &[
         V::NaiveRow,
         V::NaiveCol,
-        V::Smem,
-        V::SmemPad,
-        V::SmemPadUnroll2,
-        V::Vec4,
-        V::SmemPadB32x16,
-        V::SmemPadB32x32,
-        V::SmemPadT64,
-        V::SmemPadUnroll2B32x16,
-        V::Vec4T64B128,
-        V::Vec4T64B64,
-        V::Vec4T32B64,
-        V::Vec4Unaligned,
+        V::Smem(SmemConfig::Unpadded),
+        V::Smem(SmemConfig::Pad),
+        V::Smem(SmemConfig::PadUnroll2),
+        V::Vec4(VecConfig::T64B256),
         V::Vec4Realigned,
-        V::Thin,
-        V::Copy,
     ];
 
+    /// Every variant: each configuration of the tables, then the rungs
+    /// that have one.
+    pub fn all() -> Vec<TransposeVariant> {
+        let mut v = vec![V::NaiveRow, V::NaiveCol];
+        v.extend(SmemConfig::ALL.iter().map(|&c| V::Smem(c)));
+        v.extend(VecConfig::ALL.iter().map(|&c| V::Vec4(c)));
+        v.extend([V::Vec4Unaligned, V::Vec4Realigned, V::Thin, V::Copy]);
+        v
+    }
+
     /// The default for shapes whose sides are multiples of 4.
-    pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4;
+    pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4(VecConfig::T64B256);
     /// The default for other shapes with both sides above [`ix::THIN_MAX`].
     pub const DEFAULT_SCALAR: TransposeVariant = V::Vec4Realigned;
 
@@ -103,8 +85,8 @@ impl TransposeVariant {
     /// | --- | --- |
     /// | one row or one column | [`Copy`](V::Copy) |
     /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
-    /// | `nx`, `ny` multiples of 4 | [`Vec4`](V::Vec4) |
-    /// | any other | [`Vec4Realigned`](V::Vec4Realigned) |
+    /// | `nx`, `ny` multiples of 4 | [`DEFAULT_VECTOR`](V::DEFAULT_VECTOR) |
+    /// | any other | [`DEFAULT_SCALAR`](V::DEFAULT_SCALAR) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
         if V::Copy.supports(nx, ny) {
             V::Copy
@@ -124,22 +106,18 @@ impl TransposeVariant {
         match self {
             V::NaiveRow => "transpose_naive_row",
             V::NaiveCol => "transpose_naive_col",
-            V::Smem => "transpose_smem",
-            V::SmemPad => "transpose_smem_pad",
-            V::SmemPadUnroll2 => "transpose_smem_pad_unroll2",
-            V::Vec4 => "transpose_vec4_t64_b256",
-            V::SmemPadB32x16 => "transpose_smem_pad_b32x16",
-            V::SmemPadB32x32 => "transpose_smem_pad_b32x32",
-            V::SmemPadT64 => "transpose_smem_pad_t64",
-            V::SmemPadUnroll2B32x16 => "transpose_smem_pad_unroll2_b32x16",
-            V::Vec4T64B128 => "transpose_vec4_t64_b128",
-            V::Vec4T64B64 => "transpose_vec4_t64_b64",
-            V::Vec4T32B64 => "transpose_vec4_t32_b64",
+            V::Smem(c) => c.name(),
+            V::Vec4(c) => c.name(),
             V::Vec4Unaligned => "transpose_vec4u_t64_b256",
             V::Vec4Realigned => "transpose_vec4r_t64_b256",
             V::Thin => "transpose_thin",
             V::Copy => "transpose_copy",
         }
+    }
+
+    /// The variant whose [`name`](Self::name) is `name`.
+    pub fn from_name(name: &str) -> Option<TransposeVariant> {
+        Self::all().into_iter().find(|v| v.name() == name)
     }
 
     /// Whether this is a rung of the ladder (not an extra configuration).
@@ -149,7 +127,7 @@ impl TransposeVariant {
 
     /// Whether the variant uses 16-byte accesses (needs `nx`, `ny` multiples of 4).
     pub fn is_vectorised(self) -> bool {
-        matches!(self, V::Vec4 | V::Vec4T64B128 | V::Vec4T64B64 | V::Vec4T32B64)
+        matches!(self, V::Vec4(_))
     }
 
     /// Whether the variant can transpose an `nx × ny` input.
@@ -175,17 +153,8 @@ impl TransposeVariant {
         match self {
             V::NaiveRow => ix::naive_config(nx, ny),
             V::NaiveCol => ix::naive_col_config(nx, ny),
-            V::Smem => ix::SMEM.config(nx, ny),
-            V::SmemPad => ix::SMEM_PAD.config(nx, ny),
-            V::SmemPadUnroll2 => ix::SMEM_PAD_UNROLL2.config(nx, ny),
-            V::Vec4 => ix::VEC4_T64_B256.config(nx, ny),
-            V::SmemPadB32x16 => ix::SMEM_PAD_B32X16.config(nx, ny),
-            V::SmemPadB32x32 => ix::SMEM_PAD_B32X32.config(nx, ny),
-            V::SmemPadT64 => ix::SMEM_PAD_T64.config(nx, ny),
-            V::SmemPadUnroll2B32x16 => ix::SMEM_PAD_UNROLL2_B32X16.config(nx, ny),
-            V::Vec4T64B128 => ix::VEC4_T64_B128.config(nx, ny),
-            V::Vec4T64B64 => ix::VEC4_T64_B64.config(nx, ny),
-            V::Vec4T32B64 => ix::VEC4_T32_B64.config(nx, ny),
+            V::Smem(c) => c.config().config(nx, ny),
+            V::Vec4(c) => c.config().config(nx, ny),
             V::Vec4Unaligned | V::Vec4Realigned => ix::VEC4_T64_B256.config(nx, ny),
             V::Thin => ix::THIN.config(nx, ny),
             V::Copy => LaunchConfig::linear(0, 0),
@@ -285,17 +254,8 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
     match v {
         V::NaiveRow => go!(transpose_naive_row),
         V::NaiveCol => go!(transpose_naive_col),
-        V::Smem => go!(transpose_smem),
-        V::SmemPad => go!(transpose_smem_pad),
-        V::SmemPadUnroll2 => go!(transpose_smem_pad_unroll2),
-        V::Vec4 => go!(transpose_vec4_t64_b256),
-        V::SmemPadB32x16 => go!(transpose_smem_pad_b32x16),
-        V::SmemPadB32x32 => go!(transpose_smem_pad_b32x32),
-        V::SmemPadT64 => go!(transpose_smem_pad_t64),
-        V::SmemPadUnroll2B32x16 => go!(transpose_smem_pad_unroll2_b32x16),
-        V::Vec4T64B128 => go!(transpose_vec4_t64_b128),
-        V::Vec4T64B64 => go!(transpose_vec4_t64_b64),
-        V::Vec4T32B64 => go!(transpose_vec4_t32_b64),
+        V::Smem(c) => c.launch(ctx, cfg, input, output, nx, ny),
+        V::Vec4(c) => c.launch(ctx, cfg, input, output, nx, ny),
         V::Vec4Unaligned => go!(transpose_vec4u_t64_b256),
         V::Vec4Realigned => {
             let (in_base, out_base) = (base_shift(input), base_shift(output));
@@ -306,3 +266,27 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
         V::Copy => ctx.copy(input, output),
     }
 }
+
+/// Launches one row of a transpose table.
+trait TableLaunch {
+    /// Launches the row's kernel with `cfg` on the `nx × ny` input.
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32) -> Result<()>;
+}
+
+/// Writes [`TableLaunch`] for a transpose table: one `launch!` arm per row.
+macro_rules! transpose_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
+    ) => {
+        impl TableLaunch for $Enum {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32) -> Result<()> {
+                match self {
+                    $( #[$gate] $Enum::$V => launch!(ctx, k::transpose::$kernel, cfg, input, output, nx, ny), )*
+                }
+            }
+        }
+    };
+}
+k::transpose_smem_table!(transpose_launcher);
+k::transpose_vec_table!(transpose_launcher);

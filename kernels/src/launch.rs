@@ -101,7 +101,7 @@ impl LaunchBounds {
 /// Every kernel with launch bounds (read by the PTX linker in `xtask`):
 /// the families' tables, concatenated.
 pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
-    const PARTS: &[&[LaunchBounds]] = &[crate::gemm::simt::LAUNCH_BOUNDS, crate::gemm::mma::MmaKernel::BOUNDS, crate::gemm::wgmma::WgmmaKernel::BOUNDS, crate::image::LAUNCH_BOUNDS, crate::image::WINDOW_LAUNCH_BOUNDS];
+    const PARTS: &[&[LaunchBounds]] = &[crate::gemm::simt::LAUNCH_BOUNDS, crate::gemm::mma::MmaKernel::BOUNDS, crate::gemm::wgmma::WgmmaKernel::BOUNDS, crate::image::LAUNCH_BOUNDS, crate::image::WINDOW_LAUNCH_BOUNDS, crate::transpose::LAUNCH_BOUNDS];
     &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
 };
 

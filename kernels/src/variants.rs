@@ -3,7 +3,7 @@
 //! A family whose kernels differ only by a configuration constant (rung 9's
 //! warp tiles, rung 10's pipelines, the tensor-core tiles) lists its
 //! variants once, in a table macro exported by this crate (the transpose
-//! tiles are not on a table yet: `host/src/transpose.rs` lists them by hand):
+//! tiles too: `transpose_smem_table!`, `transpose_vec_table!`):
 //!
 //! ```text
 //! #[macro_export]

@@ -14,7 +14,7 @@ pub fn rows(ctx: &Context, scale: Scale, keep: &dyn Fn(&str) -> bool, rows: &mut
     };
     for &(nx, ny) in sizes {
         let wanted: Vec<TransposeVariant> =
-            TransposeVariant::ALL.iter().copied().filter(|&v| keep(v.name()) && v.supports(nx, ny)).collect();
+            TransposeVariant::all().into_iter().filter(|&v| keep(v.name()) && v.supports(nx, ny)).collect();
         if keep("transpose_copy_dtod") || !wanted.is_empty() {
             rows.push(copy(ctx, scale, nx, ny).map_err(|e| format!("copy {nx}x{ny}: {e}")));
         }

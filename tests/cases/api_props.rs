@@ -240,7 +240,7 @@ fn gemm_prop(ctx: &Context) -> Result<(), String> {
 
 fn transpose_prop(ctx: &Context) -> Result<(), String> {
     let rng = std::cell::RefCell::new(Rng::new(seed("api_props::transpose")));
-    let variant = prop_oneof![2 => Just(None), 1 => prop::sample::select(TransposeVariant::ALL.to_vec()).prop_map(Some)];
+    let variant = prop_oneof![2 => Just(None), 1 => prop::sample::select(TransposeVariant::all()).prop_map(Some)];
     let slack = prop_oneof![4 => Just(0i64), 1 => -1i64..=1];
     let strategy = (size(70), size(70), variant, slack.clone(), slack);
     let tally = Tally::default();

@@ -652,7 +652,7 @@ fn transpose() -> Vec<Row> {
         }),
         refuse(F, ForcedVariant, move |e| {
             let (i, mut o) = (e.f32s(35), e.out::<f32>(35));
-            vec![attempt!(e, "variant", ["7 x 5"], [i, o], t.variant(TransposeVariant::Vec4).run(e.ctx, &i, &mut o))]
+            vec![attempt!(e, "variant", ["7 x 5"], [i, o], t.variant(TransposeVariant::DEFAULT_VECTOR).run(e.ctx, &i, &mut o))]
         }),
     ]
 }

@@ -85,7 +85,7 @@ const UNALIGNED_SHAPES: &[(usize, usize)] = &[
 
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
-    for &var in TransposeVariant::ALL {
+    for var in TransposeVariant::all() {
         if var == TransposeVariant::NaiveRow {
             continue; // covered by tests/cases/foundation.rs
         }
@@ -149,7 +149,7 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     expect("long output", Transpose::new(3, 4).run(ctx, &a, &mut long), &|e| {
         matches!(e, Error::LengthMismatch { arg: "output", expected: 12, actual: 13 })
     })?;
-    for &var in TransposeVariant::ALL.iter().filter(|v| v.is_vectorised() || **v == TransposeVariant::Copy) {
+    for var in TransposeVariant::all().into_iter().filter(|v| v.is_vectorised() || *v == TransposeVariant::Copy) {
         expect(var.name(), Transpose::new(3, 4).variant(var).run(ctx, &a, &mut out), &|e| {
             matches!(e, Error::BadArgument { arg: "variant", .. })
         })?;

@@ -241,6 +241,12 @@ impl VecTile {
             && self.swizzle.is_valid()
     }
 
+    /// Threads per block.
+    #[inline(always)]
+    pub const fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// 16-byte chunks per tile row.
     #[inline(always)]
     pub const fn chunks_per_row(&self) -> usize {

@@ -19,8 +19,12 @@
 //! 9. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
 //!    rows: whole lines per block, every thread busy.
 //!
-//! Further tile configurations of rungs 4–6 (`transpose_smem_pad_*`,
-//! `transpose_vec4_*`) exist so the benchmark can pick the fastest.
+//! Rungs 3–5 and rung 6 are rows of two variant tables
+//! ([`transpose_smem_table!`](crate::transpose_smem_table),
+//! [`transpose_vec_table!`](crate::transpose_vec_table)), which also list
+//! further tile configurations ([`SmemConfig`], [`VecConfig`]) so the
+//! benchmark can pick the fastest; one row defines the kernel, its enum
+//! variant and the host's launch arm.
 
 pub mod index;
 mod naive;
@@ -32,3 +36,9 @@ pub use naive::*;
 pub use thin::*;
 pub use tiled::*;
 pub use vec::*;
+
+/// The transpose kernels' launch bounds (for the PTX linker).
+pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = {
+    const PARTS: &[&[crate::launch::LaunchBounds]] = &[SmemConfig::BOUNDS, VecConfig::BOUNDS];
+    &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
+};

@@ -3,9 +3,9 @@
 
 use crate::arch::simd::f32x4;
 
-use super::index::{self as ix, input_layout, output_layout, VecTile, VEC};
+use super::index::{self as ix, input_layout, output_layout, VecTile, VEC, VEC4_T32_B64, VEC4_T64_B128, VEC4_T64_B256, VEC4_T64_B64};
 use crate::arch::{block_idx_x, block_row, dynamic_shared, shfl_sync_idx_f32, sync_threads, thread_idx_x, Global};
-use crate::kernel;
+use crate::{kernel, variant_family};
 
 /// Transposes a 4 × 4 block held as 4 row vectors.
 #[inline(always)]
@@ -225,43 +225,57 @@ unsafe fn vec_tile_realigned<const J: usize>(g: VecTile, input: Global<f32>, out
     }
 }
 
-kernel! {
-    /// Rung 6 — vectorised tile (64 × 64, 256 threads, one 4 × 4
-    /// micro-block per thread): every global access is a 16-byte
-    /// `ld/st.global.v4`, so each thread keeps 64 bytes of loads in flight
-    /// with a quarter of rung 4's instructions; the 4 × 4 transpose happens
-    /// in registers and shared memory only exchanges whole 16-byte rows,
-    /// XOR-swizzled to stay conflict-free. Needs `nx`, `ny` multiples of 4.
-    /// Expected: the closest rung to copy bandwidth.
-    /// Launch: [`ix::VEC4_T64_B256`]`.config(nx, ny)`.
-    pub fn transpose_vec4_t64_b256(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T64_B256.blocks_per_thread() }, true>(ix::VEC4_T64_B256, input, output, nx, ny)
-    }
+/// Defines one vectorised kernel: [`vec_tile`] with 16-byte accesses,
+/// instantiated with the tile configuration `$cfg`.
+macro_rules! vec_kernel {
+    ($(#[$m:meta])* $name:ident = $cfg:path) => {
+        $crate::kernel! {
+            $(#[$m])*
+            /// Launch: `config().config(nx, ny)` of its [`VecConfig`]; needs
+            /// `nx`, `ny` multiples of 4.
+            pub fn $name(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
+                const _: () = assert!($cfg.validate(), "invalid tile");
+                vec_tile::<{ $cfg.blocks_per_thread() }, true>($cfg, input, output, nx, ny)
+            }
+        }
+    };
 }
 
-kernel! {
-    /// Configuration of rung 6: 64 × 64 tile, 128 threads, two micro-blocks
-    /// per thread (128 bytes of loads in flight per thread).
-    pub fn transpose_vec4_t64_b128(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T64_B128.blocks_per_thread() }, true>(ix::VEC4_T64_B128, input, output, nx, ny)
-    }
+/// The vectorised rung and its configurations, one row each (see
+/// [`crate::variants`]): the variant, its kernel, the tile, and the blocks
+/// per SM of its launch bounds (0: none).
+#[macro_export]
+macro_rules! transpose_vec_table {
+    ($then:ident) => { $then! {
+        /// The transposes with 16-byte global accesses (`nx`, `ny`
+        /// multiples of 4): rung 6 and further tile configurations (tile
+        /// side, threads) for the benchmark to compare.
+        pub enum VecConfig: $crate::transpose::index::VecTile;
+
+        /// Rung 6 — vectorised tile (64 × 64, 256 threads, one 4 × 4
+        /// micro-block per thread): every global access is a 16-byte
+        /// `ld/st.global.v4`, so each thread keeps 64 bytes of loads in
+        /// flight with a quarter of rung 4's instructions; the 4 × 4
+        /// transpose happens in registers and shared memory only exchanges
+        /// whole 16-byte rows, XOR-swizzled to stay conflict-free.
+        /// Expected: the closest rung to copy bandwidth.
+        [cfg(all())] T64B256 => transpose_vec4_t64_b256 = vec_kernel!(VEC4_T64_B256), bounds 0;
+        /// Configuration of rung 6: 64 × 64 tile, 128 threads, two
+        /// micro-blocks per thread (128 bytes of loads in flight per
+        /// thread).
+        [cfg(all())] T64B128 => transpose_vec4_t64_b128 = vec_kernel!(VEC4_T64_B128), bounds 0;
+        /// Configuration of rung 6: 64 × 64 tile, 64 threads, four
+        /// micro-blocks per thread (256 bytes of loads in flight per
+        /// thread).
+        [cfg(all())] T64B64 => transpose_vec4_t64_b64 = vec_kernel!(VEC4_T64_B64), bounds 0;
+        /// Configuration of rung 6: 32 × 32 tile, 64 threads, one
+        /// micro-block per thread (smaller tiles: more blocks, less waste
+        /// on edge tiles).
+        [cfg(all())] T32B64 => transpose_vec4_t32_b64 = vec_kernel!(VEC4_T32_B64), bounds 0;
+    } };
 }
 
-kernel! {
-    /// Configuration of rung 6: 64 × 64 tile, 64 threads, four micro-blocks
-    /// per thread (256 bytes of loads in flight per thread).
-    pub fn transpose_vec4_t64_b64(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T64_B64.blocks_per_thread() }, true>(ix::VEC4_T64_B64, input, output, nx, ny)
-    }
-}
-
-kernel! {
-    /// Configuration of rung 6: 32 × 32 tile, 64 threads, one micro-block per
-    /// thread (smaller tiles: more blocks, less waste on edge tiles).
-    pub fn transpose_vec4_t32_b64(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        vec_tile::<{ ix::VEC4_T32_B64.blocks_per_thread() }, true>(ix::VEC4_T32_B64, input, output, nx, ny)
-    }
-}
+crate::transpose_vec_table!(variant_family);
 
 kernel! {
     /// Rung 6 for any shape: the 64 × 64, 256-thread tile of

@@ -5,27 +5,21 @@
 //! warp-wide access is what the rung's doc comment claims.
 
 use super::*;
+use crate::transpose::{SmemConfig, VecConfig};
 use crate::layout::analysis::{bank_conflict_degree, is_coalesced};
 use proptest::prelude::*;
 use std::vec;
 use std::vec::Vec;
 
-const SCALAR: [(&str, SmemTile); 7] = [
-    ("smem", SMEM),
-    ("smem_pad", SMEM_PAD),
-    ("smem_pad_unroll2", SMEM_PAD_UNROLL2),
-    ("smem_pad_b32x16", SMEM_PAD_B32X16),
-    ("smem_pad_b32x32", SMEM_PAD_B32X32),
-    ("smem_pad_t64", SMEM_PAD_T64),
-    ("smem_pad_unroll2_b32x16", SMEM_PAD_UNROLL2_B32X16),
-];
+/// Every scalar tile of the table, with its kernel's name.
+fn scalar() -> Vec<(&'static str, SmemTile)> {
+    SmemConfig::ALL.iter().map(|c| (c.name(), c.config())).collect()
+}
 
-const VECTOR: [(&str, VecTile); 4] = [
-    ("vec4_t64_b256", VEC4_T64_B256),
-    ("vec4_t64_b128", VEC4_T64_B128),
-    ("vec4_t64_b64", VEC4_T64_B64),
-    ("vec4_t32_b64", VEC4_T32_B64),
-];
+/// Every vectorised tile of the table, with its kernel's name.
+fn vector() -> Vec<(&'static str, VecTile)> {
+    VecConfig::ALL.iter().map(|c| (c.name(), c.config())).collect()
+}
 
 /// The 32 lanes of warp `w` of a block: lane `l` is linear thread `32w + l`.
 fn lanes(w: usize, f: impl Fn(u32) -> Option<usize>) -> [Option<usize>; 32] {
@@ -158,11 +152,11 @@ fn is_transpose(out: &[usize], nx: u32, ny: u32) -> Result<(), std::string::Stri
 
 #[test]
 fn every_config_is_valid() {
-    for (name, g) in SCALAR {
+    for (name, g) in scalar() {
         assert!(g.validate(), "{name}");
         assert_eq!(g.per_thread() * g.threads(), g.rows * g.cols, "{name}");
     }
-    for (name, g) in VECTOR {
+    for (name, g) in vector() {
         assert!(g.validate(), "{name}");
     }
     assert!(!SmemTile::new(33, 32, 8, 1).validate());
@@ -200,25 +194,25 @@ proptest! {
     }
 
     #[test]
-    fn scalar_tiles_move_every_element_to_its_transpose_once(nx in 1u32..150, ny in 1u32..150, which in 0usize..7) {
-        let (name, g) = SCALAR[which];
+    fn scalar_tiles_move_every_element_to_its_transpose_once(nx in 1u32..150, ny in 1u32..150, which in 0..SmemConfig::ALL.len()) {
+        let (name, g) = scalar()[which];
         let out = simulate_scalar(g, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
         is_transpose(&out, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
     }
 
     #[test]
-    fn vector_tiles_move_every_element_to_its_transpose_once(qx in 1u32..40, qy in 1u32..40, which in 0usize..4) {
+    fn vector_tiles_move_every_element_to_its_transpose_once(qx in 1u32..40, qy in 1u32..40, which in 0..VecConfig::ALL.len()) {
         let (nx, ny) = (qx * 4, qy * 4);
-        let (name, g) = VECTOR[which];
+        let (name, g) = vector()[which];
         prop_assert!(VecTile::supports(nx, ny));
         let out = simulate_vector(g, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
         is_transpose(&out, nx, ny).map_err(|e| TestCaseError::fail(std::format!("{name}: {e}")))?;
     }
 
     #[test]
-    fn scalar_tile_warps_read_and_write_32_consecutive_elements(nx in 256u32..700, ny in 256u32..700, which in 0usize..7) {
+    fn scalar_tile_warps_read_and_write_32_consecutive_elements(nx in 256u32..700, ny in 256u32..700, which in 0..SmemConfig::ALL.len()) {
         // An interior tile of a large matrix: block (1, 1).
-        let (name, g) = SCALAR[which];
+        let (name, g) = scalar()[which];
         let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
         let ((r0, c0), (o0, p0)) = (g.input_origin(1, 1), g.output_origin(1, 1));
         for w in 0..g.block_y {
@@ -265,7 +259,7 @@ fn scalar_bank_conflicts(g: SmemTile) -> (usize, usize) {
 #[test]
 fn padded_tiles_are_conflict_free_and_the_unpadded_one_is_32_way() {
     assert_eq!(scalar_bank_conflicts(SMEM), (1, 32));
-    for (name, g) in SCALAR.into_iter().skip(1) {
+    for (name, g) in scalar().into_iter().filter(|&(_, g)| g != SMEM) {
         assert_eq!(g.pad, 1);
         assert_eq!(scalar_bank_conflicts(g), (1, 1), "{name}");
     }
@@ -299,7 +293,7 @@ fn vector_bank_conflicts(g: VecTile) -> (usize, usize) {
 
 #[test]
 fn swizzled_vector_tiles_are_conflict_free_and_unswizzled_ones_8_way() {
-    for (name, g) in VECTOR {
+    for (name, g) in vector() {
         assert_eq!(vector_bank_conflicts(g), (1, 1), "{name}");
         assert_eq!(vector_bank_conflicts(g.unswizzled()), (8, 1), "{name} unswizzled");
     }
@@ -309,7 +303,7 @@ fn swizzled_vector_tiles_are_conflict_free_and_unswizzled_ones_8_way() {
 fn vector_tile_warps_access_whole_sectors() {
     let (nx, ny) = (1024u32, 512u32);
     let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
-    for (name, g) in VECTOR {
+    for (name, g) in vector() {
         let ((r0, c0), (o0, p0)) = (g.input_origin(1, 1), g.output_origin(1, 1));
         for w in 0..g.threads / 32 {
             for j in 0..g.blocks_per_thread() {
@@ -523,7 +517,7 @@ proptest! {
 /// in both phases, for every vector tile.
 #[test]
 fn vector_tile_rows_of_chunks_are_consecutive_lanes() {
-    for (name, g) in VECTOR {
+    for (name, g) in vector() {
         let cpr = g.chunks_per_row();
         assert_eq!(32 % cpr, 0, "{name}");
         for t in 0..g.threads as u32 {
