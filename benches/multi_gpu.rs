@@ -6,7 +6,7 @@
 //! | --- | --- | --- |
 //! | sharded SGEMM `N³` (f32) | [`Gemm`] on GPU 0 | [`ShardedGemm`], operands in the plan's layout, result left sharded (transfers in order, and overlapped on a side stream); then the same with the gather of `C` to rank 0 |
 //! | bf16 `M × N × K` → f32 | [`Gemm`] on GPU 0 | [`ShardedGemm`] with `k` panels (`B` all-gathered panel by panel; with and without overlap, and 4 panels per GPU) and with `B` broadcast once from rank 0 |
-//! | image batch (RGB blur r = 3) | [`process_batch`] on a group of GPU 0 | [`process_batch`] on the group; host to host |
+//! | image batch (RGB blur r = 3) | [`process_batch`] (and [`process_pinned_batch`] over pinned images) on a group of GPU 0 | the same on the group; host to host |
 //! | NCCL broadcast / all-gather | — | bus bandwidth (nccl-tests' definition) of `S` bytes, next to `cuMemcpyPeerAsync` 0 → 1 of `S` bytes |
 //!
 //! Every group result is compared with the one-GPU result (GEMMs: the
@@ -32,8 +32,8 @@ use std::time::Duration;
 use ferrotile::cudarc::driver::{CudaContext, CudaSlice, CudaStream, PinnedHostSlice};
 use ferrotile::gemm::{Gemm, GemmElement};
 use ferrotile::half::bf16;
-use ferrotile::image::HostImage;
-use ferrotile::multi::{self, copy_peer, process_batch, process_batch_into, BatchOp, DeviceGroup, ShardedGemm, ShardedMatrix};
+use ferrotile::image::{HostImage, PinnedImage};
+use ferrotile::multi::{self, copy_peer, process_batch, process_batch_into, process_pinned_batch, BatchOp, DeviceGroup, ShardedGemm, ShardedMatrix};
 use ferrotile::testing::Rng;
 use ferrotile::{Context, Result};
 
@@ -330,6 +330,30 @@ fn images(group: &DeviceGroup, args: &Args) -> Result<()> {
     let t = group.time(1, args.iters, || process_batch_into(group, &batch, &mut outs, op))?;
     let same = outs.iter().zip(&want).all(|(g, w)| g == w);
     row(group, "image batch into kept outputs, blur r3 (host to host)", &format!("{count} × {w}×{h}×3"), "u8", one, t, Work::Bytes(bytes), if same { "ok (exact)" } else { "FAIL: differs from one GPU" });
+    // Images the caller holds in pinned memory: no staging copy on the
+    // host, each group with its own (a batch is pinned by the contexts
+    // that process it).
+    let pinned_for = |g: &DeviceGroup, fill: bool| -> Result<Vec<PinnedImage>> {
+        (0..count)
+            .map(|i| {
+                let mut im = PinnedImage::alloc(g.context(g.batch_rank(count, i)), w, h, 3)?;
+                if fill {
+                    im.pixels_mut()?.copy_from_slice(batch[i].data());
+                }
+                Ok(im)
+            })
+            .collect()
+    };
+    let (solo_in, mut solo_out) = (pinned_for(solo_ref, true)?, pinned_for(solo_ref, false)?);
+    let one = solo_ref.time(1, args.iters, || process_pinned_batch(solo_ref, &solo_in, &mut solo_out, op))?;
+    drop((solo_in, solo_out));
+    let (group_in, mut group_out) = (pinned_for(group, true)?, pinned_for(group, false)?);
+    let t = group.time(1, args.iters, || process_pinned_batch(group, &group_in, &mut group_out, op))?;
+    let mut same = true;
+    for (g, w) in group_out.iter().zip(&want) {
+        same &= g.pixels()? == &w.data()[..];
+    }
+    row(group, "image batch of pinned images, blur r3 (host to host)", &format!("{count} × {w}×{h}×3"), "u8", one, t, Work::Bytes(bytes), if same { "ok (exact)" } else { "FAIL: differs from one GPU" });
     Ok(())
 }
 

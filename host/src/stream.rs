@@ -260,7 +260,7 @@ impl<T: Element> PinnedBuffer<T> {
     }
 
     /// Whether the buffer was allocated on `ctx`'s context.
-    fn is_on(&self, ctx: &Context) -> bool {
+    pub(crate) fn is_on(&self, ctx: &Context) -> bool {
         Arc::ptr_eq(&self.owner, &ctx.inner)
     }
 }

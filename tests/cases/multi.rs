@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use ferrotile::gemm::Gemm;
 use ferrotile::half::bf16;
-use ferrotile::image::{cpu, HostImage};
+use ferrotile::image::{cpu, HostImage, PinnedImage};
 use ferrotile::multi::{self, BatchOp, BlockSpec, DeviceGroup, ShardedGemm, ShardedMatrix, Span};
 use ferrotile::reference::{sgemm_f64, GemmShape};
 use ferrotile::{Context, Error};
@@ -33,6 +33,7 @@ const BODIES: &[(&str, usize, Body)] = &[
     ("gemm_bf16", 1, gemm_bf16),
     ("gather", 1, gather),
     ("image_batch", 1, image_batch),
+    ("image_batch_pinned", 1, image_batch_pinned),
     ("bad_input", 1, bad_input),
 ];
 
@@ -240,6 +241,78 @@ fn image_batch(group: &DeviceGroup) -> Result<(), String> {
         multi::process_batch_into(group, &rgb, &mut outs, BatchOp::Blur { radius }).map_err(e)?;
         for (i, (b, src)) in outs.iter().zip(&rgb).enumerate() {
             exact(&format!("batch into, blur r{radius} {i}"), b.data(), cpu::blur(src, radius).data())?;
+        }
+    }
+    Ok(())
+}
+
+/// Pinned images of `shapes` (`channels` each) for a batch on `group`,
+/// each pinned by the rank that processes it, filled by `fill`.
+fn pinned(group: &DeviceGroup, shapes: &[(usize, usize)], channels: usize, fill: impl Fn(usize) -> Vec<u8>) -> Result<Vec<PinnedImage>, String> {
+    let count = shapes.len();
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(i, &(w, h))| {
+            let mut im = PinnedImage::alloc(group.context(group.batch_rank(count, i)), w, h, channels).map_err(e)?;
+            im.pixels_mut().map_err(e)?.copy_from_slice(&fill(i));
+            Ok(im)
+        })
+        .collect()
+}
+
+fn image_batch_pinned(group: &DeviceGroup) -> Result<(), String> {
+    // Odd shapes, more and fewer images than devices, outputs poisoned;
+    // the same outputs reused for a second radius (and two images of a
+    // device's run share a stream's device buffers).
+    let shapes = [(37usize, 11usize), (1, 1), (64, 17), (13, 29), (7, 1), (50, 3), (33, 33)];
+    for count in [1, 2, 5, shapes.len()] {
+        let host: Vec<HostImage> = shapes[..count]
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, h))| HostImage::new(w, h, 3, rng("pinned", i).u8s(w * h * 3)).expect("valid shape"))
+            .collect();
+        let rgb = pinned(group, &shapes[..count], 3, |i| host[i].data().clone())?;
+        let mut gray = pinned(group, &shapes[..count], 1, |i| vec![0xAB; shapes[i].0 * shapes[i].1])?;
+        multi::process_pinned_batch(group, &rgb, &mut gray, BatchOp::Gray).map_err(e)?;
+        let mut outs = pinned(group, &shapes[..count], 3, |i| vec![0xCD; host[i].data().len()])?;
+        for (i, (g, src)) in gray.iter().zip(&host).enumerate() {
+            exact(&format!("pinned gray {i}"), g.pixels().map_err(e)?, cpu::rgb_to_gray(src).data())?;
+        }
+        for radius in [1u32, 4] {
+            multi::process_pinned_batch(group, &rgb, &mut outs, BatchOp::Blur { radius }).map_err(e)?;
+            for (i, (b, src)) in outs.iter().zip(&host).enumerate() {
+                exact(&format!("pinned blur r{radius} {i} of {count}"), b.pixels().map_err(e)?, cpu::blur(src, radius).data())?;
+            }
+        }
+    }
+    multi::process_pinned_batch(group, &[], &mut [], BatchOp::Gray).map_err(e)?;
+    // Refused before anything runs: an image pinned by the wrong rank, an
+    // output of another shape, a gray of one channel; the outputs keep
+    // their poison.
+    let p = group.len();
+    let shapes = vec![(5usize, 3usize); p + 1];
+    let rgb = pinned(group, &shapes, 3, |i| rng("pinned bad", i).u8s(45))?;
+    let mut outs = pinned(group, &shapes, 3, |_| vec![0xEE; 45])?;
+    let stranger = DeviceGroup::emulated(p).map_err(e)?;
+    let mut foreign = pinned(&stranger, &shapes, 3, |_| vec![0; 45])?;
+    refused("input of another context", "images", || multi::process_pinned_batch(group, &foreign, &mut outs, BatchOp::Blur { radius: 1 }))?;
+    refused("output of another context", "outputs", || multi::process_pinned_batch(group, &rgb, &mut foreign, BatchOp::Blur { radius: 1 }))?;
+    if p > 1 {
+        // The last image pinned by rank 0, which does not process it.
+        let mut first = pinned(group, &shapes, 3, |_| vec![0; 45])?;
+        first.pop();
+        first.push(PinnedImage::alloc(group.context(0), 5, 3, 3).map_err(e)?);
+        refused("input of rank 0 for the last rank", "images", || multi::process_pinned_batch(group, &first, &mut outs, BatchOp::Blur { radius: 1 }))?;
+    }
+    let mut small = pinned(group, &[(5, 3)], 1, |_| vec![0xEE; 15])?;
+    refused("output of another shape", "outputs", || multi::process_pinned_batch(group, &rgb[..1], &mut small, BatchOp::Blur { radius: 1 }))?;
+    refused("outputs missing", "outputs", || multi::process_pinned_batch(group, &rgb, &mut outs[..1], BatchOp::Blur { radius: 1 }))?;
+    let gray_in = pinned(group, &shapes, 1, |_| vec![1; 15])?;
+    refused("gray of 1 channel", "images", || multi::process_pinned_batch(group, &gray_in, &mut outs, BatchOp::Gray))?;
+    for o in outs.iter().chain(&small) {
+        if o.pixels().map_err(e)?.iter().any(|&b| b != 0xEE) {
+            return Err("a refused pinned batch wrote its outputs".into());
         }
     }
     Ok(())

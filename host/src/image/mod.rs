@@ -30,7 +30,7 @@
 
 use ferrotile_kernels::image::index::ImageParams;
 
-use crate::{check, Buffer, Context, Error, Result};
+use crate::{check, Buffer, Context, Error, PinnedBuffer, Result};
 
 mod blur;
 pub mod cpu;
@@ -78,6 +78,12 @@ impl ImageData for Buffer<u8> {
     }
 }
 
+impl ImageData for PinnedBuffer<u8> {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+}
+
 /// An 8-bit interleaved image: `height` rows of `width` pixels of
 /// `channels` bytes (1: gray, 2: gray + alpha, 3: RGB, 4: RGBA).
 ///
@@ -114,6 +120,10 @@ pub struct Image<S> {
 pub type HostImage = Image<Vec<u8>>;
 /// An image in a device buffer (or the emulator's host buffer).
 pub type DeviceImage = Image<Buffer<u8>>;
+/// An image in page-locked host memory of one context
+/// ([`Context::alloc_pinned`]): the device copies it without a staging
+/// copy ([`crate::multi::process_pinned_batch`]).
+pub type PinnedImage = Image<PinnedBuffer<u8>>;
 
 impl<S: ImageData> Image<S> {
     /// Wraps `data` as a `width × height × channels` image.
@@ -213,6 +223,32 @@ impl HostImage {
             }
         }
         Image::new(width, height, channels, data)
+    }
+}
+
+impl PinnedImage {
+    /// A zero-filled image in page-locked memory of `ctx` (slow to
+    /// allocate, like every pinned buffer: allocate once, reuse).
+    pub fn alloc(ctx: &Context, width: usize, height: usize, channels: usize) -> Result<Self> {
+        let bytes = shape_bytes(width, height, channels)?;
+        Image::new(width, height, channels, ctx.alloc_pinned::<u8>(bytes)?)
+    }
+
+    /// The pixel bytes, once every copy into them has finished (waits).
+    pub fn pixels(&self) -> Result<&[u8]> {
+        self.data.as_slice()
+    }
+
+    /// The pixel bytes, to write in place, once every copy that uses them
+    /// has finished (waits).
+    pub fn pixels_mut(&mut self) -> Result<&mut [u8]> {
+        self.data.as_mut_slice()
+    }
+
+    /// The pinned buffer, for copies that keep its length
+    /// ([`Context::download_async`] checks it).
+    pub(crate) fn pinned_mut(&mut self) -> &mut PinnedBuffer<u8> {
+        &mut self.data
     }
 }
 

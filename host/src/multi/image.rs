@@ -8,6 +8,10 @@
 //! `n + 1` into the other slot and the finished image `n − 1` out of it.
 //! With a second stream per device the upload of `n + 1` would also
 //! overlap the kernel of `n` (see the [module docs](super)).
+//!
+//! Images the caller already holds in page-locked memory
+//! ([`PinnedImage`], [`process_pinned_batch`]) skip the staging: the
+//! devices copy them directly, each device alternating two streams.
 
 use cudarc::driver::{result as cu, CudaEvent, PinnedHostSlice};
 use ferrotile_kernels::image::index::MAX_BLUR_RADIUS;
@@ -15,7 +19,7 @@ use ferrotile_kernels::layout::shard::split;
 
 use super::DeviceGroup;
 use crate::backend::{driver, Cuda, Inner};
-use crate::image::{self, DeviceImage, HostImage, Image};
+use crate::image::{self, DeviceImage, HostImage, Image, PinnedImage};
 use crate::{Buffer, Context, Error, Result};
 
 /// What [`process_batch`] does to each image.
@@ -56,7 +60,7 @@ impl BatchOp {
 /// channels), `radius` over the blur's limit; then what the copies and
 /// kernels return (the first device's error).
 pub fn process_batch(group: &DeviceGroup, images: &[HostImage], op: BatchOp) -> Result<Vec<HostImage>> {
-    check_op(images, op)?;
+    check_op(images.iter().map(|im| im.channels()), op)?;
     let mut outputs = images
         .iter()
         .map(|im| HostImage::new(im.width(), im.height(), op.out_channels(im.channels()), vec![0; im.width() * im.height() * op.out_channels(im.channels())]))
@@ -74,38 +78,10 @@ pub fn process_batch(group: &DeviceGroup, images: &[HostImage], op: BatchOp) -> 
 /// input; [`Error::BadArgument`] `outputs` naming the first output whose
 /// width, height or channel count is not what `op` makes of its input.
 pub fn process_batch_into(group: &DeviceGroup, images: &[HostImage], outputs: &mut [HostImage], op: BatchOp) -> Result<()> {
-    check_op(images, op)?;
-    if outputs.len() != images.len() {
-        return Err(Error::LengthMismatch { arg: "outputs", expected: images.len(), actual: outputs.len() });
-    }
-    for (i, (im, out)) in images.iter().zip(outputs.iter()).enumerate() {
-        let want = (im.width(), im.height(), op.out_channels(im.channels()));
-        if (out.width(), out.height(), out.channels()) != want {
-            return Err(Error::BadArgument {
-                arg: "outputs",
-                detail: format!(
-                    "output {i} is {}×{}×{}; image {i} makes {}×{}×{}",
-                    out.width(),
-                    out.height(),
-                    out.channels(),
-                    want.0,
-                    want.1,
-                    want.2
-                ),
-            });
-        }
-    }
-    let p = group.len();
-    let mut runs: Vec<(&[HostImage], &mut [HostImage])> = Vec::with_capacity(p);
-    let mut rest = outputs;
-    for d in 0..p {
-        let s = split(images.len(), p, 1, d);
-        let (outs, tail) = std::mem::take(&mut rest).split_at_mut(s.len);
-        rest = tail;
-        runs.push((&images[s.start..s.end()], outs));
-    }
+    check_op(images.iter().map(|im| im.channels()), op)?;
+    check_outputs(images.iter().map(shape).zip(outputs.iter().map(shape)), images.len(), outputs.len(), op)?;
     let results: Vec<Result<()>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = runs
+        let workers: Vec<_> = runs(group.len(), images, outputs)
             .into_iter()
             .enumerate()
             .map(|(d, (run, outs))| {
@@ -121,21 +97,131 @@ pub fn process_batch_into(group: &DeviceGroup, images: &[HostImage], outputs: &m
     results.into_iter().collect()
 }
 
-/// The checks of `op` against the batch.
-fn check_op(images: &[HostImage], op: BatchOp) -> Result<()> {
+/// An image's `(width, height, channels)`.
+fn shape<S: image::ImageData>(im: &Image<S>) -> (usize, usize, usize) {
+    (im.width(), im.height(), im.channels())
+}
+
+/// The checks of `op` against the batch's channel counts.
+fn check_op(channels: impl Iterator<Item = usize>, op: BatchOp) -> Result<()> {
     match op {
         BatchOp::Gray => {
-            if let Some(i) = images.iter().position(|im| im.channels() != 3) {
-                return Err(Error::BadArgument {
-                    arg: "images",
-                    detail: format!("image {i} has {} channels; grayscale needs 3 (RGB)", images[i].channels()),
-                });
+            if let Some((i, c)) = channels.enumerate().find(|&(_, c)| c != 3) {
+                return Err(Error::BadArgument { arg: "images", detail: format!("image {i} has {c} channels; grayscale needs 3 (RGB)") });
             }
         }
         BatchOp::Blur { radius } if radius > MAX_BLUR_RADIUS => {
             return Err(Error::BadArgument { arg: "radius", detail: format!("{radius}, at most {MAX_BLUR_RADIUS}") });
         }
         BatchOp::Blur { .. } => {}
+    }
+    Ok(())
+}
+
+/// The checks of the outputs against the inputs' `(input, output)` shapes:
+/// one output per input, each of the shape `op` makes.
+fn check_outputs(shapes: impl Iterator<Item = ((usize, usize, usize), (usize, usize, usize))>, inputs: usize, outputs: usize, op: BatchOp) -> Result<()> {
+    if outputs != inputs {
+        return Err(Error::LengthMismatch { arg: "outputs", expected: inputs, actual: outputs });
+    }
+    for (i, ((w, h, c), out)) in shapes.enumerate() {
+        let want = (w, h, op.out_channels(c));
+        if out != want {
+            return Err(Error::BadArgument {
+                arg: "outputs",
+                detail: format!("output {i} is {}×{}×{}; image {i} makes {}×{}×{}", out.0, out.1, out.2, want.0, want.1, want.2),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Cuts the batch into one contiguous run per device ([`split`]): the
+/// inputs and the outputs of device `d` are the `d`-th pair.
+fn runs<'a, A, B>(p: usize, images: &'a [A], outputs: &'a mut [B]) -> Vec<(&'a [A], &'a mut [B])> {
+    let mut runs = Vec::with_capacity(p);
+    let mut rest = outputs;
+    for d in 0..p {
+        let s = split(images.len(), p, 1, d);
+        let (outs, tail) = std::mem::take(&mut rest).split_at_mut(s.len);
+        rest = tail;
+        runs.push((&images[s.start..s.end()], outs));
+    }
+    runs
+}
+
+impl DeviceGroup {
+    /// The rank whose device processes image `i` of a batch of `count`
+    /// images: [`process_pinned_batch`] needs image `i` (and its output)
+    /// pinned by that rank's context.
+    pub fn batch_rank(&self, count: usize, i: usize) -> usize {
+        (0..self.len()).find(|&d| split(count, self.len(), 1, d).end() > i).unwrap_or(self.len() - 1)
+    }
+}
+
+/// [`process_batch_into`] for images in page-locked memory: the devices
+/// copy straight from the inputs and into the outputs (no staging copy on
+/// the host), each device on two streams of its own so that one image's
+/// upload overlaps the previous one's kernel and download. Returns when
+/// every output holds its result.
+///
+/// Image `i` and output `i` must be pinned by the context of rank
+/// [`DeviceGroup::batch_rank`]`(images.len(), i)` (page-locked memory is
+/// mapped for the context that allocated it).
+///
+/// Errors, before anything is copied or launched: as
+/// [`process_batch_into`]; [`Error::BadArgument`] `images` or `outputs`
+/// naming the first one pinned by another context.
+pub fn process_pinned_batch(group: &DeviceGroup, images: &[PinnedImage], outputs: &mut [PinnedImage], op: BatchOp) -> Result<()> {
+    check_op(images.iter().map(|im| im.channels()), op)?;
+    check_outputs(images.iter().map(shape).zip(outputs.iter().map(shape)), images.len(), outputs.len(), op)?;
+    for (arg, list) in [("images", &*images), ("outputs", &*outputs)] {
+        if let Some(i) = (0..list.len()).find(|&i| !list[i].data().is_on(group.context(group.batch_rank(list.len(), i)))) {
+            let d = group.batch_rank(list.len(), i);
+            return Err(Error::BadArgument { arg, detail: format!("{arg}[{i}] is not pinned by rank {d}'s context, which processes it (DeviceGroup::batch_rank)") });
+        }
+    }
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = runs(group.len(), images, outputs)
+            .into_iter()
+            .enumerate()
+            .map(|(d, (run, outs))| {
+                let ctx = group.context(d);
+                scope.spawn(move || run_pinned(ctx, run, outs, op))
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    results.into_iter().collect()
+}
+
+/// One device's run of pinned images: image `n` on stream `n % 2`, with
+/// that stream's pair of device images (reused two images later, in the
+/// stream's order).
+fn run_pinned(ctx: &Context, run: &[PinnedImage], outs: &mut [PinnedImage], op: BatchOp) -> Result<()> {
+    if run.is_empty() {
+        return Ok(());
+    }
+    let streams = [ctx.new_stream()?, ctx.new_stream()?];
+    let on = [ctx.on(&streams[0])?, ctx.on(&streams[1])?];
+    let mut slots: [Option<(Buffer<u8>, Buffer<u8>)>; 2] = [None, None];
+    for (n, (img, out)) in run.iter().zip(outs.iter_mut()).enumerate() {
+        let s = &on[n % 2];
+        let (w, h, ch) = shape(img);
+        let och = op.out_channels(ch);
+        let (mut din, dout) = match slots[n % 2].take() {
+            Some((i, o)) if i.len() == img.data().len() && o.len() == out.data().len() => (i, o),
+            _ => (ctx.alloc::<u8>(img.data().len())?, ctx.alloc::<u8>(out.data().len())?),
+        };
+        s.upload_async(img.data(), &mut din)?;
+        let src = Image::new(w, h, ch, din)?;
+        let mut dst = Image::new(w, h, och, dout)?;
+        op.apply(s, &src, &mut dst)?;
+        s.download_async(dst.data(), out.pinned_mut())?;
+        slots[n % 2] = Some((src.into_data(), dst.into_data()));
+    }
+    for s in &on {
+        s.synchronize()?;
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! Beyond one GPU: a [`DeviceGroup`] of contexts (one per GPU, in this
 //! process) with NCCL communicators across them, matrices sharded over
 //! the group ([`ShardedMatrix`]), the sharded GEMM ([`ShardedGemm`]) and
-//! batch image processing over the group ([`process_batch`]).
+//! batch image processing over the group ([`process_batch`], and
+//! [`process_pinned_batch`] for images the caller keeps in pinned memory).
 //!
 //! ```
 //! use ferrotile::multi::{DeviceGroup, ShardedGemm, ShardedMatrix};
@@ -39,7 +40,10 @@
 //! streams, two scratch slots per operand, ordered by events, so that
 //! panel `t + 1` moves while panel `t` multiplies. The image batch
 //! overlaps the host's copies with the GPU's work (pinned staging, two
-//! slots); its uploads and kernels share the context's stream.
+//! slots); its uploads and kernels share the context's stream. The batch
+//! of pinned images has no host copies: each device alternates two
+//! streams of its own, so one image's upload overlaps the previous one's
+//! kernel and download.
 //!
 //! # NCCL at run time
 //!
@@ -67,7 +71,7 @@ use cudarc::driver::CudaStream;
 pub use collective::{nccl_present, CollectiveKind, NCCL};
 pub use ferrotile_kernels::layout::shard::Span;
 pub use gemm::{GemmPlan, ShardedGemm};
-pub use image::{process_batch, process_batch_into, BatchOp};
+pub use image::{process_batch, process_batch_into, process_pinned_batch, BatchOp};
 
 use crate::backend::{Inner, Storage};
 use crate::{Buffer, Context, Element, Error, Result};
