@@ -420,30 +420,44 @@ fn comm(group: &DeviceGroup, args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// One GPU's end of a host link: its context, a stream, pinned host memory
-/// and a device buffer of the same size.
-type HostEnd = (Arc<CudaContext>, Arc<CudaStream>, PinnedHostSlice<u8>, CudaSlice<u8>);
+/// One GPU's end of a host link: its context, and two sets of a stream,
+/// pinned host memory and a device buffer of the same size (the second
+/// for the copies the other way at the same time).
+type HostEnd = (Arc<CudaContext>, [(Arc<CudaStream>, PinnedHostSlice<u8>, CudaSlice<u8>); 2]);
 
-/// The host links: pinned host → device and device → host copies of
-/// `bytes`, on GPU 0 alone and on every GPU at once (one thread each).
-/// A host-to-host batch cannot scale past what "at once" moves.
+/// Which way a host-link row copies.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    ToDevice,
+    ToHost,
+    /// Both at once, on two streams: what a host-to-host batch does.
+    Both,
+}
+
+/// The host links: pinned host → device, device → host, and both at once
+/// (two streams), copies of `bytes` on GPU 0 alone and on every GPU at
+/// once (one thread each). A host-to-host batch cannot scale past what
+/// "both ways, all at once" moves.
 fn host_links(group: &DeviceGroup, bytes: usize, iters: usize) -> Result<()> {
     use std::sync::Barrier;
     let driver = |e: ferrotile::cudarc::driver::DriverError| ferrotile::Error::Driver { op: "timing host copies", detail: e.to_string() };
     let p = group.len();
-    // Per GPU: pinned host memory, a device buffer, a stream of its own.
-    let mut ends = Vec::with_capacity(p);
+    let mut ends: Vec<HostEnd> = Vec::with_capacity(p);
     for d in 0..p {
         let cctx = group.context(d).cudarc_context().expect("a CUDA group").clone();
         cctx.bind_to_thread().map_err(driver)?;
-        // SAFETY: written by the copies before it is read.
-        let host = unsafe { cctx.alloc_pinned::<u8>(bytes) }.map_err(driver)?;
-        let stream = cctx.new_stream().map_err(driver)?;
-        let dev = stream.alloc_zeros::<u8>(bytes).map_err(driver)?;
-        ends.push((cctx, stream, host, dev));
+        let set = || -> Result<(Arc<CudaStream>, PinnedHostSlice<u8>, CudaSlice<u8>)> {
+            // SAFETY: written by the copies before it is read.
+            let host = unsafe { cctx.alloc_pinned::<u8>(bytes) }.map_err(driver)?;
+            let stream = cctx.new_stream().map_err(driver)?;
+            let dev = stream.alloc_zeros::<u8>(bytes).map_err(driver)?;
+            Ok((stream, host, dev))
+        };
+        let sets = [set()?, set()?];
+        ends.push((cctx, sets));
     }
-    // (direction, how many GPUs) → the median time of all of them copying once.
-    let run = |ends: &mut Vec<HostEnd>, to_device: bool, gpus: usize| -> Result<Duration> {
+    // (way, how many GPUs) → the median time of all of them copying once.
+    let run = |ends: &mut Vec<HostEnd>, way: Way, gpus: usize| -> Result<Duration> {
         let barrier = Barrier::new(gpus);
         let mut times = Vec::with_capacity(iters);
         for _ in 0..iters + 1 {
@@ -452,13 +466,21 @@ fn host_links(group: &DeviceGroup, bytes: usize, iters: usize) -> Result<()> {
                 let workers: Vec<_> = ends
                     .iter_mut()
                     .take(gpus)
-                    .map(|(cctx, stream, host, dev): &mut HostEnd| {
+                    .map(|(cctx, [(s0, h0, d0), (s1, h1, d1)]): &mut HostEnd| {
                         let barrier = &barrier;
                         scope.spawn(move || -> Result<()> {
                             cctx.bind_to_thread().map_err(driver)?;
                             barrier.wait();
-                            if to_device { stream.memcpy_htod(&*host, dev).map_err(driver)? } else { stream.memcpy_dtoh(&*dev, host).map_err(driver)? }
-                            stream.synchronize().map_err(driver)
+                            if way != Way::ToHost {
+                                s0.memcpy_htod(&*h0, d0).map_err(driver)?;
+                            }
+                            match way {
+                                Way::ToHost => s0.memcpy_dtoh(&*d0, h0).map_err(driver)?,
+                                Way::Both => s1.memcpy_dtoh(&*d1, h1).map_err(driver)?,
+                                Way::ToDevice => {}
+                            }
+                            s0.synchronize().map_err(driver)?;
+                            s1.synchronize().map_err(driver)
                         })
                     })
                     .collect();
@@ -470,20 +492,21 @@ fn host_links(group: &DeviceGroup, bytes: usize, iters: usize) -> Result<()> {
         times.sort();
         Ok(times[times.len() / 2])
     };
-    for (to_device, name) in [(true, "pinned host → device"), (false, "device → pinned host")] {
-        let alone = run(&mut ends, to_device, 1)?;
-        let all = run(&mut ends, to_device, p)?;
-        let (bw1, bwp) = (bytes as f64 / alone.as_secs_f64() / 1e9, (p * bytes) as f64 / all.as_secs_f64() / 1e9);
-        println!("| {name}, GPU 0 alone / all {p} at once | {} MiB each | {} | {} | {:.2}× | {bw1:.1} / {bwp:.1} GB/s | |", bytes >> 20, ms(alone), ms(all), bwp / bw1);
+    for (way, name) in [(Way::ToDevice, "pinned host → device"), (Way::ToHost, "device → pinned host"), (Way::Both, "pinned host ⇄ device, both ways at once")] {
+        let per_gpu = if way == Way::Both { 2 * bytes } else { bytes };
+        let alone = run(&mut ends, way, 1)?;
+        let all = run(&mut ends, way, p)?;
+        let (bw1, bwp) = (per_gpu as f64 / alone.as_secs_f64() / 1e9, (p * per_gpu) as f64 / all.as_secs_f64() / 1e9);
+        println!("| {name}, GPU 0 alone / all {p} at once | {} MiB each | {} | {} | {:.2}× | {bw1:.1} / {bwp:.1} GB/s | |", per_gpu >> 20, ms(alone), ms(all), bwp / bw1);
         let rung = format!("group of {p}");
         results::record(Measured {
             family: "multi_gpu",
             kernel: &format!("{name}, all at once"),
             rung: Some(&rung),
-            shape: &format!("{} MiB each", bytes >> 20),
+            shape: &format!("{} MiB each", per_gpu >> 20),
             dtype: "u8",
             time: all,
-            work: Work::Bytes((p * bytes) as f64),
+            work: Work::Bytes((p * per_gpu) as f64),
             ceiling: Some(("GPU 0 alone", alone.mul_f64(p as f64))),
             check: "copy",
         });

@@ -723,12 +723,14 @@ pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool
     crate::util::write(markdown_out, md.as_bytes())?;
     eprintln!("wrote {}", markdown_out.display());
     std::fs::create_dir_all(charts).with_context(|| format!("creating {}", charts.display()))?;
-    // The charts draw the GPU of the latest run. A ladder or the tensor-core
-    // chart compares bars of one run: the latest date that has its data.
-    // The % chart shows ratios, each measured against its own same-run
-    // ceiling: the latest record of every bar, whatever its date.
-    let latest = records.iter().map(|r| r.date.clone()).max().unwrap_or_default();
-    let gpu = records.iter().rev().find(|r| r.date == latest).map(|r| r.gpu.clone()).unwrap_or_default();
+    // The charts draw the GPU of the latest single-GPU run (a multi-GPU
+    // run has no ladder to draw). A ladder or the tensor-core chart
+    // compares bars of one run: the latest date that has its data. The %
+    // chart shows ratios, each measured against its own same-run ceiling:
+    // the latest record of every bar, whatever its date.
+    let single = || records.iter().filter(|r| r.family != "multi_gpu");
+    let latest = single().map(|r| r.date.clone()).max().unwrap_or_default();
+    let gpu = single().filter(|r| r.date == latest).last().map(|r| r.gpu.clone()).unwrap_or_default();
     let on_gpu: Vec<Record> = records.iter().filter(|r| r.gpu == gpu).cloned().collect();
     let mut dates: Vec<&str> = on_gpu.iter().map(|r| r.date.as_str()).collect();
     dates.sort_unstable();

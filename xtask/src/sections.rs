@@ -846,15 +846,31 @@ pub const TABLES: &[Table] = &[
             &[Cell::T("sharded bf16 GEMM, k panels"), Cell::T("32768×32768×8192"), mg!("sharded bf16 gemm, k panels (C sharded)", "32768×32768×8192 grid 2×1 q 2", M5), Cell::T("—")],
             &[Cell::T("local bf16 products alone"), Cell::T("32768×32768×8192"), mg!("local bf16 products only (no communication)", "32768×32768×8192, rows split", M5), Cell::T("ceiling")],
             &[
-                Cell::T("image batch, blur r3, host to host (missed)"),
+                Cell::T("image batch of pinned images, blur r3, host to host (host-link bound)"),
                 Cell::T("64 × 3840×2160×3 / 256 × 1920×1080×3"),
-                Cell::Cat(&[mg!("image batch, blur r3 (host to host)", "64 × 3840×2160×3", M6), Cell::T(" / "), mg!("image batch, blur r3 (host to host)", "256 × 1920×1080×3", M6)]),
+                Cell::Cat(&[
+                    mg!("image batch of pinned images, blur r3 (host to host)", "64 × 3840×2160×3", M7),
+                    Cell::T(" / "),
+                    mg!("image batch of pinned images, blur r3 (host to host)", "256 × 1920×1080×3", M7),
+                ]),
                 Cell::T("1.9×"),
+            ],
+            &[
+                Cell::T("image batch of host images (pinned staging copies), blur r3"),
+                Cell::T("64 × 3840×2160×3 / 256 × 1920×1080×3"),
+                Cell::Cat(&[mg!("image batch, blur r3 (host to host)", "64 × 3840×2160×3", M7), Cell::T(" / "), mg!("image batch, blur r3 (host to host)", "256 × 1920×1080×3", M7)]),
+                Cell::T("—"),
+            ],
+            &[
+                Cell::T("pinned host ⇄ device both ways at once (what a host-to-host batch moves), both GPUs against one"),
+                Cell::T("1 GiB each way"),
+                mg!("pinned host ⇄ device, both ways at once, all at once", "2048 MiB each", M7),
+                Cell::T("ceiling"),
             ],
             &[
                 Cell::T("pinned host → device / device → host, both GPUs at once"),
                 Cell::T("1 GiB each"),
-                Cell::Cat(&[mg!("pinned host → device, all at once", "1024 MiB each", M6), Cell::T(" / "), mg!("device → pinned host, all at once", "1024 MiB each", M6)]),
+                Cell::Cat(&[mg!("pinned host → device, all at once", "1024 MiB each", M7), Cell::T(" / "), mg!("device → pinned host, all at once", "1024 MiB each", M7)]),
                 Cell::T("—"),
             ],
             &[
@@ -877,7 +893,7 @@ pub const TABLES: &[Table] = &[
 ];
 
 const M5: &str = "2026-11-24-h200x2-multi-run5";
-const M6: &str = "2026-11-24-h200x2-multi-run6";
+const M7: &str = "2026-11-26-h200x2-multi";
 
 
 
