@@ -135,6 +135,15 @@ fn operands<I: Ty, O: Ty>(ctx: &Context, g: &Gemm, n: usize, seed: u64) -> Resul
     })
 }
 
+/// `src` (`rows × cols`, packed) with rows `ld` apart (zeros between).
+fn padded<T: Copy + Default>(src: &[T], rows: usize, cols: usize, ld: usize) -> Vec<T> {
+    let mut v = vec![T::default(); rows * ld];
+    for r in 0..rows {
+        v[r * ld..r * ld + cols].copy_from_slice(&src[r * cols..(r + 1) * cols]);
+    }
+    v
+}
+
 /// The relative norm error of sampled rows of `c` (matrix 0 of the batch,
 /// packed, row-major operands) against the f64 reference.
 fn sampled_error<I: Ty, O: Ty>(o: &Operands<I, O>, (m, n, k): (usize, usize, usize), tb: bool, tf32: bool, act: Option<Activation>) -> Result<f64> {
@@ -379,6 +388,41 @@ fn run(ctx: &Context) -> Result<()> {
             let scale = (odd.0 * odd.1 * odd.2) as f64 / (aligned.0 * aligned.1 * aligned.2) as f64;
             let ceiling = Duration::from_secs_f64(base.as_secs_f64() * scale);
             row("bf16→bf16", &format!("{}×{}×{}", odd.0, odd.1, odd.2), "auto (vs aligned)", t, 2.0 * (odd.0 * odd.1 * odd.2) as f64, Some(ceiling), Some(e), bf16::tol());
+            // Where the odd shape's time goes: the same product with
+            // operands whose rows start 16-byte aligned (no staging pass),
+            // rows padded to 16 or to 128 bytes, `C`'s rows padded or
+            // packed (odd `ldc`: element-wise stores on every other row),
+            // Auto's tile and each tile. Checked against the staged run's
+            // `C` (the same kernel on the same values: identical).
+            let want = o.dc.download()?;
+            let (m, n, k) = odd;
+            let cases: [(&str, usize, bool, GemmVariant); 5] = [
+                ("auto, A/B rows padded to 16 B (no staging), C rows padded", 8, false, GemmVariant::Auto),
+                ("auto, A/B rows padded to 16 B (no staging), C packed", 8, true, GemmVariant::Auto),
+                ("auto, A/B rows padded to 128 B (no staging), C rows padded", 64, false, GemmVariant::Auto),
+                ("wgmma_128x256, A/B rows padded to 128 B, C rows padded", 64, false, GemmVariant::Wgmma(WgmmaTile::B128x256)),
+                ("wgmma_128x128, A/B rows padded to 128 B, C rows padded", 64, false, GemmVariant::Wgmma(WgmmaTile::B128x128)),
+            ];
+            for (label, pad, packed_c, variant) in cases {
+                let (lda, ldb) = (k.next_multiple_of(pad), n.next_multiple_of(pad));
+                let ldc = if packed_c { n } else { n.next_multiple_of(pad) };
+                let da = ctx.upload(&padded(&o.a, m, k, lda))?;
+                let db = ctx.upload(&padded(&o.b, k, n, ldb))?;
+                let gp = Gemm::new(m, n, k).lda(lda).ldb(ldb).ldc(ldc).variant(variant);
+                let mut dc = ctx.alloc::<bf16>(m * ldc)?;
+                gp.run(ctx, &da, &db, &mut dc)?;
+                let got = dc.download()?;
+                let (mut num, mut den) = (0f64, 0f64);
+                for i in 0..m {
+                    for j in 0..n {
+                        let (x, y) = (got[i * ldc + j].to_f64(), want[i * n + j].to_f64());
+                        num += (x - y) * (x - y);
+                        den += y * y;
+                    }
+                }
+                let t = time(ctx, || gp.run(ctx, &da, &db, &mut dc))?;
+                row("bf16→bf16", &format!("{}×{}×{}", odd.0, odd.1, odd.2), label, t, 2.0 * (m * n * k) as f64, Some(ceiling), Some((num / den.max(f64::MIN_POSITIVE)).sqrt()), bf16::tol());
+            }
         }
     }
     // Strided-batched, attention-like.

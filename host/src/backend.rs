@@ -468,6 +468,26 @@ impl Context {
         }
     }
 
+    /// [`Context::alloc`] without the clearing, for scratch buffers whose
+    /// every element the next operation on this stream writes before
+    /// anything reads it (on CUDA the contents are whatever the memory
+    /// held: any bytes are a value of every [`Element`]; the emulator
+    /// still zero-fills).
+    pub(crate) fn alloc_unzeroed<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
+        match &*self.inner {
+            Inner::Cuda(c) => {
+                let bytes = len.max(1).checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
+                let stream = self.stream_of(c);
+                // SAFETY: device memory; every bit pattern is a valid
+                // Element, and the caller writes it before it is read.
+                let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
+                let track = crate::stream::Tracker::born(c, stream)?;
+                Ok(Buffer::cuda(s, len, &c.stream, track, &self.inner))
+            }
+            Inner::Emulator => self.alloc(len),
+        }
+    }
+
     /// Waits until every kernel launched on this handle's stream (the
     /// default stream, or the one of [`Context::on`]) has finished; reports
     /// a kernel fault that happened since the last check.

@@ -300,11 +300,19 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     Ok(())
 }
 
-/// A packed copy of `src` whose rows start 16-byte aligned (leading
-/// dimension and batch stride multiples of 16 bytes), when they do not
-/// already, or `transpose`d (always copied; the result is the stored
-/// matrix's transpose). A batch stride of 0 (one matrix shared by the
-/// batch) stays 0.
+/// Row pitch, in bytes, of the operands [`stage`] copies: a multiple of
+/// 128 bytes, so that every 128-byte row of a TMA box (and of a `cp.async`
+/// tile row) lies in one 128-byte line; with rows only 16-byte aligned the
+/// wgmma engine's loads of the other operand's rows split across two lines
+/// and the product runs markedly slower (BENCHMARKS.md, odd shapes).
+pub const STAGED_PITCH: usize = 128;
+
+/// A copy of `src` whose rows start 16-byte aligned (leading dimension
+/// and batch stride multiples of 16 bytes), when they do not already, or
+/// `transpose`d (always copied; the result is the stored matrix's
+/// transpose). A batch stride of 0 (one matrix shared by the batch) stays
+/// 0. The copy's rows are [`STAGED_PITCH`] bytes apart or a multiple of
+/// it.
 pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<T>, Stored)>> {
     let align = 16 / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
@@ -312,10 +320,13 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
         return Ok(None);
     }
     let (rows, cols) = if transpose { (s.cols, s.rows) } else { (s.rows, s.cols) };
-    let ld = cols.next_multiple_of(align);
+    let ld = cols.next_multiple_of(STAGED_PITCH / std::mem::size_of::<T>());
     let matrices = if strided { batch } else { 1 };
     let stride = if strided { rows * ld } else { 0 };
-    let dst = ctx.alloc::<T>(matrices * rows * ld)?;
+    // A plain copy writes every element, padding included (`zero_pad`):
+    // no clearing first. The transposed copy writes only the matrix.
+    let len = matrices * rows * ld;
+    let dst = if transpose { ctx.alloc::<T>(len)? } else { ctx.alloc_unzeroed::<T>(len)? };
     let sp = StageParams {
         rows: s.rows as u32,
         cols: s.cols as u32,
@@ -325,8 +336,9 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
         transpose: transpose as u32,
         stride_src: s.stride as u64,
         stride_dst: stride as u64,
+        zero_pad: 1,
     };
-    let cfg = k::gemm::mma::stage_config(&sp);
+    let cfg = k::gemm::mma::stage_config(&sp, std::mem::size_of::<T>() as u32);
     let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &dst);
     match T::KIND {
         BF16 => {

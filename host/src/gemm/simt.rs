@@ -277,8 +277,9 @@ pub(super) fn run_any(
                 transpose: 0,
                 stride_src: pc.stride as u64,
                 stride_dst: p.strides[2] as u64,
+                zero_pad: 0,
             };
-            let cfg = k::gemm::mma::stage_config(&sp);
+            let cfg = k::gemm::mma::stage_config(&sp, 4);
             launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &packed, c, sp)
         }
     }

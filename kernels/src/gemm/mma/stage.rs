@@ -8,6 +8,7 @@
 
 use core::marker::PhantomData;
 
+use crate::arch::simd::u32x4;
 use crate::arch::{global_row, global_x, Global};
 use crate::gemm::index::SplitKWorkspace;
 use crate::gemm::reduce::{reduce_config, split_k_reduce, ReduceEpilogue};
@@ -38,6 +39,10 @@ pub struct StageParams {
     pub stride_src: u64,
     /// Elements from one copied matrix to the next.
     pub stride_dst: u64,
+    /// 1: a chunked copy also writes the copy's padding (columns `cols ..
+    /// ld_dst`) with zeros, so that a fresh copy needs no clearing first;
+    /// 0: only the `cols` columns are written.
+    pub zero_pad: u32,
 }
 
 impl StageParams {
@@ -52,6 +57,24 @@ impl StageParams {
         let per = self.rows as u64 * self.cols as u64;
         let (b, rem) = (i / per, i % per);
         self.offsets_at(b as u32, (rem / self.cols as u64) as u32, (rem % self.cols as u64) as u32)
+    }
+
+    /// Whether the copy moves 16-byte chunks of `per` elements (`per` =
+    /// 16 / element bytes): a plain copy whose destination rows and
+    /// matrices start 16-byte aligned (every staged operand).
+    pub const fn chunked(&self, per: u32) -> bool {
+        self.transpose == 0 && self.ld_dst % per == 0 && self.stride_dst % per as u64 == 0
+    }
+
+    /// Threads along x per row: chunks (whole copied rows with
+    /// [`zero_pad`](Self::zero_pad), else the chunks holding the `cols`
+    /// columns), or one per column.
+    pub const fn threads_per_row(&self, per: u32) -> u32 {
+        match (self.chunked(per), self.zero_pad != 0) {
+            (true, true) => self.ld_dst / per,
+            (true, false) => self.cols.div_ceil(per),
+            (false, _) => self.cols,
+        }
     }
 
     /// `(source, destination)` offsets of element `(r, c)` of matrix `b`.
@@ -69,24 +92,86 @@ impl StageParams {
 /// Threads per block of the staging copy.
 pub const STAGE_THREADS: u32 = 256;
 
-/// One thread per `(row, column)` of a matrix (x along the source's
-/// rows: coalesced reads), rows folded into z beyond the grid's y limit.
-pub const fn stage_config(p: &StageParams) -> LaunchConfig {
-    LaunchConfig::cover_2d(p.cols, p.rows, [STAGE_THREADS, 1]).fold_rows()
+/// For a chunked copy ([`StageParams::chunked`]) one thread per 16-byte
+/// chunk of a copied row (16-byte stores; the source, whose rows need not
+/// be aligned, read element by element: a warp still reads 512
+/// consecutive bytes); otherwise one thread per `(row, column)` (x along
+/// the source's rows: coalesced reads). Rows folded into z beyond the
+/// grid's y limit. `elem_bytes`: 2 or 4.
+pub const fn stage_config(p: &StageParams, elem_bytes: u32) -> LaunchConfig {
+    LaunchConfig::cover_2d(p.threads_per_row(16 / elem_bytes), p.rows, [STAGE_THREADS, 1]).fold_rows()
 }
 
-/// The copy: each thread copies its `(row, column)` of every matrix of the
-/// batch (no division per element).
+/// An element the staging copy moves as raw bits, `PER` to a 16-byte chunk.
+pub trait StageElem: Copy {
+    /// Elements per 16-byte chunk.
+    const PER: u32;
+    /// The chunk of `PER` elements `get(0) .. get(PER - 1)` (0 bits where
+    /// `get` gives `None`), in memory order (little-endian: element `2i`
+    /// of a 2-byte type in the low half of word `i`).
+    fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4;
+}
+
+impl StageElem for Bf16 {
+    const PER: u32 = 8;
+    #[inline(always)]
+    fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
+        let h = |e| get(e).map_or(0, |x: Bf16| x.0 as u32);
+        u32x4::from_array(core::array::from_fn(|i| h(2 * i as u32) | (h(2 * i as u32 + 1) << 16)))
+    }
+}
+
+impl StageElem for F16 {
+    const PER: u32 = 8;
+    #[inline(always)]
+    fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
+        let h = |e| get(e).map_or(0, |x: F16| x.0 as u32);
+        u32x4::from_array(core::array::from_fn(|i| h(2 * i as u32) | (h(2 * i as u32 + 1) << 16)))
+    }
+}
+
+impl StageElem for f32 {
+    const PER: u32 = 4;
+    #[inline(always)]
+    fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
+        u32x4::from_array(core::array::from_fn(|i| get(i as u32).map_or(0, f32::to_bits)))
+    }
+}
+
+/// The copy ([`stage_config`]'s mapping): each thread copies its chunk,
+/// or its `(row, column)`, of every matrix of the batch (no division per
+/// element).
 ///
 /// # Safety
-/// The buffers hold every element `p` reaches.
+/// The buffers hold every element `p` reaches; a chunked copy's
+/// destination starts 16-byte aligned.
 #[inline(always)]
-unsafe fn stage_body<T: Copy>(src: Global<T>, dst: Global<T>, p: StageParams) {
-    let (c, r) = (global_x(), global_row());
-    if c < p.cols && r < p.rows {
+unsafe fn stage_body<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParams) {
+    let (x, r) = (global_x(), global_row());
+    if r >= p.rows || x >= p.threads_per_row(T::PER) {
+        return;
+    }
+    if !p.chunked(T::PER) {
         for b in 0..p.batch {
-            let (s, d) = p.offsets_at(b, r, c);
+            let (s, d) = p.offsets_at(b, r, x);
             unsafe { dst.write(d, src.read(s)) };
+        }
+        return;
+    }
+    let c0 = x * T::PER;
+    let n = if c0 + T::PER <= p.cols { T::PER } else { p.cols.saturating_sub(c0) };
+    for b in 0..p.batch {
+        // `s` is read only at columns inside the matrix.
+        let (s, d) = p.offsets_at(b, r, c0);
+        unsafe {
+            if n == T::PER || p.zero_pad != 0 {
+                let v = T::chunk(|e| if e < n { Some(src.read(s + e as usize)) } else { None });
+                dst.write_vec::<u32x4>(d, v);
+            } else {
+                for e in 0..n {
+                    dst.write(d + e as usize, src.read(s + e as usize));
+                }
+            }
         }
     }
 }
