@@ -269,8 +269,51 @@ pub(crate) fn is_sticky(e: &DriverError) -> bool {
     )
 }
 
+/// The memory pool `cuMemAllocAsync` serves `device` from.
+pub(crate) fn device_pool(device: sys::CUdevice) -> Result<sys::CUmemoryPool> {
+    let mut pool = std::mem::MaybeUninit::uninit();
+    // SAFETY: an out pointer and a device handle.
+    unsafe { sys::cuDeviceGetMemPool(pool.as_mut_ptr(), device) }.result().map_err(driver("reading a device's memory pool"))?;
+    // SAFETY: written by the successful call.
+    Ok(unsafe { pool.assume_init() })
+}
+
+/// Keeps freed memory in `device`'s memory pool instead of returning it to
+/// the driver at every synchronisation (the pool's release threshold,
+/// which is 0 by default): a call that allocates scratch (staged
+/// operands, split-K partial products, a sharded product's panels) on
+/// each run would otherwise map that memory again after every
+/// synchronisation, which costs more than the kernels it serves at
+/// common sizes. Devices without memory pools (allocations not
+/// stream-ordered) are left alone.
+fn keep_freed_memory(device: sys::CUdevice) -> Result<()> {
+    let mut pools = 0i32;
+    // SAFETY: an out pointer, an attribute and a device handle.
+    unsafe { sys::cuDeviceGetAttribute(&mut pools, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device) }
+        .result()
+        .map_err(driver("reading attributes"))?;
+    if pools == 0 {
+        return Ok(());
+    }
+    let mut keep = u64::MAX;
+    // SAFETY: the attribute takes a u64 (cuuint64_t) by pointer.
+    unsafe {
+        sys::cuMemPoolSetAttribute(device_pool(device)?, sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, (&mut keep as *mut u64).cast())
+    }
+    .result()
+    .map_err(driver("keeping freed memory in the device's pool"))
+}
+
 impl Context {
     /// Opens CUDA device `ordinal` and loads ferrotile's PTX.
+    ///
+    /// The device's memory pool then keeps freed memory for later
+    /// allocations rather than returning it to the driver at each
+    /// synchronisation (as PyTorch's caching allocator does): calls that
+    /// allocate scratch each time stay fast. The memory stays with the
+    /// process until [`Context::release_cached_memory`] (or the process
+    /// ends); other contexts and libraries allocating from the same pool
+    /// in this process share that behaviour.
     ///
     /// Errors: [`Error::NoDriver`] when `libcuda.so.1` cannot be loaded,
     /// [`Error::NoDevice`] when the driver sees no device.
@@ -297,6 +340,7 @@ impl Context {
         unsafe { ctx.disable_event_tracking() };
         // The default stream: non-blocking, not the legacy null stream.
         let stream = ctx.new_stream().map_err(driver("creating the default stream"))?;
+        keep_freed_memory(ctx.cu_device())?;
         let cc = ctx.compute_capability().map_err(driver("reading the compute capability"))?;
         let modules = PTX_MODULES
             .iter()
@@ -329,6 +373,23 @@ impl Context {
             stream: None,
             launches: Arc::new(AtomicU64::new(0)),
         })
+    }
+
+    /// Returns the device memory that freed buffers left in the device's
+    /// memory pool to the driver (see [`Context::cuda`]: the pool keeps it
+    /// for later allocations). Waits for this handle's stream first. A
+    /// no-op on the emulator.
+    pub fn release_cached_memory(&self) -> Result<()> {
+        match &*self.inner {
+            Inner::Cuda(c) => {
+                self.synchronize()?;
+                c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
+                // SAFETY: the device's current pool; trimming only returns
+                // memory no allocation holds.
+                unsafe { sys::cuMemPoolTrimTo(device_pool(c.ctx.cu_device())?, 0) }.result().map_err(driver("trimming the memory pool"))
+            }
+            Inner::Emulator => Ok(()),
+        }
     }
 
     /// The CPU emulator backend: always available.

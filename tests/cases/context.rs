@@ -114,8 +114,36 @@ fn out_of_memory(ctx: &Context) -> Result<(), String> {
     exact_f32("vec_add after OutOfMemory", &down(&c)?, &want)
 }
 
+/// Freed device memory stays in the device's pool (the next allocation
+/// maps nothing) until `release_cached_memory` hands it back: the driver's
+/// free-memory count falls by what was allocated and stays down after the
+/// buffer is dropped, then rises again. Margins of gigabytes keep the
+/// other tests' allocations (running in parallel) out of the verdict.
+fn freed_memory_is_kept_until_released(ctx: &Context) -> Result<(), String> {
+    let cu = ctx.cudarc_context().ok_or("a CUDA context")?;
+    cu.bind_to_thread().map_err(|e| e.to_string())?;
+    let free = || ferrotile::cudarc::driver::result::mem_get_info().map(|(f, _)| f as i64).map_err(|e| e.to_string());
+    const GIB: i64 = 1 << 30;
+    let before = free()?;
+    let big = ctx.alloc::<u8>(4 * GIB as usize).map_err(|e| e.to_string())?;
+    ctx.synchronize().map_err(|e| e.to_string())?;
+    drop(big);
+    ctx.synchronize().map_err(|e| e.to_string())?;
+    let kept = free()?;
+    if before - kept < 3 * GIB {
+        return Err(format!("free memory {before} before the 4 GiB buffer, {kept} after dropping it: not kept in the pool"));
+    }
+    ctx.release_cached_memory().map_err(|e| e.to_string())?;
+    let released = free()?;
+    if released - kept < 3 * GIB {
+        return Err(format!("free memory {kept} with the pool holding 4 GiB, {released} after release_cached_memory"));
+    }
+    Ok(())
+}
+
 pub fn cases() -> Vec<Case> {
     vec![
+        Case::gpu_only("context::freed_memory_is_kept_until_released", freed_memory_is_kept_until_released),
         Case::new("context::buffers_of_another_context_are_refused", same_kind),
         Case::gpu_only("context::buffers_across_backends_and_cublas_handles", across_backends),
         Case::new("context::out_of_memory_is_an_error_and_recoverable", out_of_memory),

@@ -30,25 +30,38 @@ pub use results::Record;
 /// (so a later run given later wins, and an earlier one fills what it
 /// lacks).
 pub fn read_records(files: &[PathBuf]) -> Result<Vec<Record>> {
-    let mut out: Vec<Record> = Vec::new();
+    Ok(latest_of(read_all_records(files)?))
+}
+
+/// Every record of `files`, in order, none replaced.
+fn read_all_records(files: &[PathBuf]) -> Result<Vec<Record>> {
+    let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let r: Record =
-                serde_json::from_str(line).with_context(|| format!("{}:{}: not a result record", f.display(), i + 1))?;
-            // Auto's rows are one row whatever kernel it resolved to (a
-            // later run's pick replaces an earlier run's).
-            let key = |x: &Record| {
-                let kernel = if x.kernel.starts_with("auto (") { "auto".to_string() } else { x.kernel.clone() };
-                (x.family.clone(), kernel, x.shape.clone(), x.dtype.clone(), x.gpu.clone(), x.ceiling.clone())
-            };
-            match out.iter_mut().find(|x| key(x) == key(&r)) {
-                Some(x) => *x = r,
-                None => out.push(r),
-            }
+            out.push(serde_json::from_str(line).with_context(|| format!("{}:{}: not a result record", f.display(), i + 1))?);
         }
     }
     Ok(out)
+}
+
+/// `records` with a later record replacing an earlier one of the same
+/// family, kernel, shape, types, GPU and ceiling, in first-seen order.
+/// Auto's rows are one row whatever kernel it resolved to (a later run's
+/// pick replaces an earlier run's).
+fn latest_of(records: Vec<Record>) -> Vec<Record> {
+    let key = |x: &Record| {
+        let kernel = if x.kernel.starts_with("auto (") { "auto".to_string() } else { x.kernel.clone() };
+        (x.family.clone(), kernel, x.shape.clone(), x.dtype.clone(), x.gpu.clone(), x.ceiling.clone())
+    };
+    let mut out: Vec<Record> = Vec::new();
+    for r in records {
+        match out.iter_mut().find(|x| key(x) == key(&r)) {
+            Some(x) => *x = r,
+            None => out.push(r),
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------
@@ -647,6 +660,9 @@ fn pct_by_shape(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
     Ok(Some(path))
 }
 
+/// Fewest shapes a run's tensor-core chart shows.
+const MIN_TC_GROUPS: usize = 4;
+
 /// Tensor-core GEMM against cuBLAS, TFLOP/s, per types and shape.
 fn tensor_cores(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
     let rows: Vec<&Record> = records.iter().filter(|r| r.family == "gemm_tc").collect();
@@ -665,7 +681,9 @@ fn tensor_cores(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
             ],
         ));
     }
-    if groups.is_empty() {
+    // A run that re-measured a few shapes only (fewer than the square and
+    // LLM shapes of one type) leaves the chart to the last full run.
+    if groups.len() < MIN_TC_GROUPS {
         return Ok(None);
     }
     let path = dir.join("tensor_cores_vs_cublas.svg");
@@ -728,24 +746,28 @@ pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool
     // compares bars of one run: the latest date that has its data. The %
     // chart shows ratios, each measured against its own same-run ceiling:
     // the latest record of every bar, whatever its date.
-    let single = || records.iter().filter(|r| r.family != "multi_gpu");
+    // Charts of one run: every record of the date, not only those no
+    // later run re-measured.
+    let all = read_all_records(&files)?;
+    let single = || all.iter().filter(|r| r.family != "multi_gpu");
     let latest = single().map(|r| r.date.clone()).max().unwrap_or_default();
     let gpu = single().filter(|r| r.date == latest).last().map(|r| r.gpu.clone()).unwrap_or_default();
-    let on_gpu: Vec<Record> = records.iter().filter(|r| r.gpu == gpu).cloned().collect();
+    let on_gpu: Vec<Record> = all.iter().filter(|r| r.gpu == gpu).cloned().collect();
+    let latest_on_gpu: Vec<Record> = records.iter().filter(|r| r.gpu == gpu).cloned().collect();
     let mut dates: Vec<&str> = on_gpu.iter().map(|r| r.date.as_str()).collect();
     dates.sort_unstable();
     dates.dedup();
     type Chart = fn(&[Record], &Path) -> Result<Option<PathBuf>>;
     for chart in [sgemm_ladder as Chart, transpose_ladder, tensor_cores] {
         for date in dates.iter().rev() {
-            let of_date: Vec<Record> = on_gpu.iter().filter(|r| r.date == *date).cloned().collect();
+            let of_date = latest_of(on_gpu.iter().filter(|r| r.date == *date).cloned().collect());
             if let Some(p) = chart(&of_date, charts)? {
                 eprintln!("wrote {}", p.display());
                 break;
             }
         }
     }
-    if let Some(p) = pct_by_shape(&on_gpu, charts)? {
+    if let Some(p) = pct_by_shape(&latest_on_gpu, charts)? {
         eprintln!("wrote {}", p.display());
     }
     Ok(())

@@ -430,40 +430,15 @@ fn enable_peer_access(contexts: &[Context]) -> Result<Vec<Vec<bool>>> {
             };
             // SAFETY: `pool` is `b`'s device's current pool, `access` one
             // descriptor alive for the call.
-            unsafe { sys::cuMemPoolSetAccess(device_pool(b.cu_device())?, &access, 1) }
+            unsafe { sys::cuMemPoolSetAccess(crate::backend::device_pool(b.cu_device())?, &access, 1) }
                 .result()
                 .map_err(crate::backend::driver("opening a device's memory pool to its peer"))?;
         }
     }
-    // Keep freed memory in each device's pool instead of returning it to
-    // the driver at every synchronisation: a sharded product allocates its
-    // panels' scratch on each run, and mapping that memory again each time
-    // costs more than the transfer it serves.
-    for c in &ctxs {
-        let mut keep = u64::MAX;
-        // SAFETY: the attribute takes a u64 (cuuint64_t) by pointer.
-        unsafe {
-            sys::cuMemPoolSetAttribute(
-                device_pool(c.cu_device())?,
-                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-                (&mut keep as *mut u64).cast(),
-            )
-        }
-        .result()
-        .map_err(crate::backend::driver("keeping freed memory in a device's pool"))?;
-    }
+    // Each device's pool keeps freed memory (set when its context was
+    // made, `backend::keep_freed_memory`): a sharded product allocates its
+    // panels' scratch on each run.
     Ok(peer)
-}
-
-/// The memory pool `cuMemAllocAsync` serves `device` from.
-fn device_pool(device: cudarc::driver::sys::CUdevice) -> Result<cudarc::driver::sys::CUmemoryPool> {
-    let mut pool = std::mem::MaybeUninit::uninit();
-    // SAFETY: an out pointer and a device handle.
-    unsafe { cudarc::driver::sys::cuDeviceGetMemPool(pool.as_mut_ptr(), device) }
-        .result()
-        .map_err(crate::backend::driver("reading a device's memory pool"))?;
-    // SAFETY: written by the successful call.
-    Ok(unsafe { pool.assume_init() })
 }
 
 /// Where one block of a [`ShardedMatrix`] lives: rows × columns of the
