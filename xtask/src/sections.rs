@@ -786,7 +786,7 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H100, 2026-11-23 (SGEMM classes, thin and odd-sided transposes, window blur, PyTorch/CuPy: 2026-11-25), Auto or the default kernel per shape.",
+        note: "H100, 2026-11-23 (thin and odd-sided transposes, window blur, PyTorch/CuPy: 2026-11-25; SGEMM classes: 2026-11-26), Auto or the default kernel per shape.",
     },
     Table {
         name: "sgemm-best",
