@@ -180,7 +180,8 @@ fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, tran
         let (nx, ny) = (s.cols, s.rows);
         let v = TransposeVariant::fastest_for(nx, ny);
         if v != TransposeVariant::Copy {
-            let mut dst = ctx.alloc::<f32>(nx * ny)?;
+            // Every element is written by the transpose: no clearing.
+            let mut dst = ctx.alloc_unzeroed::<f32>(nx * ny)?;
             crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
             return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
         }
