@@ -80,21 +80,10 @@ pub fn process_batch(group: &DeviceGroup, images: &[HostImage], op: BatchOp) -> 
 pub fn process_batch_into(group: &DeviceGroup, images: &[HostImage], outputs: &mut [HostImage], op: BatchOp) -> Result<()> {
     check_op(images.iter().map(|im| im.channels()), op)?;
     check_outputs(images.iter().map(shape).zip(outputs.iter().map(shape)), images.len(), outputs.len(), op)?;
-    let results: Vec<Result<()>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = runs(group.len(), images, outputs)
-            .into_iter()
-            .enumerate()
-            .map(|(d, (run, outs))| {
-                let ctx = group.context(d);
-                scope.spawn(move || match &*ctx.inner {
-                    Inner::Cuda(c) => run_cuda(ctx, c, run, outs, op),
-                    Inner::Emulator => run_direct(ctx, run, outs, op),
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
-    results.into_iter().collect()
+    per_device(group, images, outputs, |ctx, run, outs| match &*ctx.inner {
+        Inner::Cuda(c) => run_cuda(ctx, c, run, outs, op),
+        Inner::Emulator => run_direct(ctx, run, outs, op),
+    })
 }
 
 /// An image's `(width, height, channels)`.
@@ -136,9 +125,11 @@ fn check_outputs(shapes: impl Iterator<Item = ((usize, usize, usize), (usize, us
     Ok(())
 }
 
-/// Cuts the batch into one contiguous run per device ([`split`]): the
-/// inputs and the outputs of device `d` are the `d`-th pair.
-fn runs<'a, A, B>(p: usize, images: &'a [A], outputs: &'a mut [B]) -> Vec<(&'a [A], &'a mut [B])> {
+/// Cuts the batch into one contiguous run per device ([`split`]) and runs
+/// `work` on each device's inputs and outputs, one host thread per
+/// device; the first device's error, if any.
+fn per_device<A: Sync, B: Send>(group: &DeviceGroup, images: &[A], outputs: &mut [B], work: impl Fn(&Context, &[A], &mut [B]) -> Result<()> + Sync) -> Result<()> {
+    let p = group.len();
     let mut runs = Vec::with_capacity(p);
     let mut rest = outputs;
     for d in 0..p {
@@ -147,7 +138,19 @@ fn runs<'a, A, B>(p: usize, images: &'a [A], outputs: &'a mut [B]) -> Vec<(&'a [
         rest = tail;
         runs.push((&images[s.start..s.end()], outs));
     }
-    runs
+    let work = &work;
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = runs
+            .into_iter()
+            .enumerate()
+            .map(|(d, (run, outs))| {
+                let ctx = group.context(d);
+                scope.spawn(move || work(ctx, run, outs))
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    results.into_iter().collect()
 }
 
 impl DeviceGroup {
@@ -181,18 +184,7 @@ pub fn process_pinned_batch(group: &DeviceGroup, images: &[PinnedImage], outputs
             return Err(Error::BadArgument { arg, detail: format!("{arg}[{i}] is not pinned by rank {d}'s context, which processes it (DeviceGroup::batch_rank)") });
         }
     }
-    let results: Vec<Result<()>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = runs(group.len(), images, outputs)
-            .into_iter()
-            .enumerate()
-            .map(|(d, (run, outs))| {
-                let ctx = group.context(d);
-                scope.spawn(move || run_pinned(ctx, run, outs, op))
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
-    results.into_iter().collect()
+    per_device(group, images, outputs, |ctx, run, outs| run_pinned(ctx, run, outs, op))
 }
 
 /// One device's run of pinned images: image `n` on stream `n % 2`, with

@@ -112,12 +112,17 @@ pub trait StageElem: Copy {
     fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4;
 }
 
+/// Eight 16-bit elements' bits `h(0) .. h(7)` as a 16-byte chunk.
+#[inline(always)]
+fn pack_halves(h: impl Fn(u32) -> u32) -> u32x4 {
+    u32x4::from_array(core::array::from_fn(|i| h(2 * i as u32) | (h(2 * i as u32 + 1) << 16)))
+}
+
 impl StageElem for Bf16 {
     const PER: u32 = 8;
     #[inline(always)]
     fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
-        let h = |e| get(e).map_or(0, |x: Bf16| x.0 as u32);
-        u32x4::from_array(core::array::from_fn(|i| h(2 * i as u32) | (h(2 * i as u32 + 1) << 16)))
+        pack_halves(|e| get(e).map_or(0, |x| x.0 as u32))
     }
 }
 
@@ -125,8 +130,7 @@ impl StageElem for F16 {
     const PER: u32 = 8;
     #[inline(always)]
     fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
-        let h = |e| get(e).map_or(0, |x: F16| x.0 as u32);
-        u32x4::from_array(core::array::from_fn(|i| h(2 * i as u32) | (h(2 * i as u32 + 1) << 16)))
+        pack_halves(|e| get(e).map_or(0, |x| x.0 as u32))
     }
 }
 
