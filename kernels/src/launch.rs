@@ -69,14 +69,14 @@ pub const MAX_GRID_X: u32 = i32::MAX as u32;
 /// `__launch_bounds__(max_threads, min_blocks_per_sm)`.
 ///
 /// Rust has no attribute for this, so the PTX linker (`xtask`, which
-/// depends on this crate) reads [`LAUNCH_BOUNDS`] and writes the two
+/// depends on this crate) reads [`crate::LAUNCH_BOUNDS`] and writes the two
 /// directives between each listed entry's parameter list and its body.
 /// `ptxas` then caps the kernel's registers at
 /// `65536 / (min_blocks_per_sm · max_threads)` (rounded down to its
 /// allocation unit) so that `min_blocks_per_sm` blocks fit on one SM, and
 /// the driver refuses launches with more than `max_threads` threads per
 /// block. Take `max_threads` from the same constant the host launcher takes
-/// its block size from (e.g. [`crate::gemm::simt::Tiling::threads`]), and list a
+/// its block size from (a tiling's `threads()`), and list a
 /// kernel only if `cargo xtask ptxas-report` shows no spills under the cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
@@ -97,13 +97,6 @@ impl LaunchBounds {
         if cap >= 255 { 255 } else { cap / 8 * 8 }
     }
 }
-
-/// Every kernel with launch bounds (read by the PTX linker in `xtask`):
-/// the families' tables, concatenated.
-pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
-    const PARTS: &[&[LaunchBounds]] = &[crate::gemm::simt::LAUNCH_BOUNDS, crate::gemm::mma::MmaKernel::BOUNDS, crate::gemm::wgmma::WgmmaKernel::BOUNDS, crate::image::LAUNCH_BOUNDS, crate::image::WINDOW_LAUNCH_BOUNDS, crate::transpose::LAUNCH_BOUNDS];
-    &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
-};
 
 #[cfg(test)]
 mod tests {
@@ -129,15 +122,5 @@ mod tests {
         assert_eq!(b(256, 2).register_cap(), 128);
         assert_eq!(b(128, 3).register_cap(), 168);
         assert_eq!(b(256, 1).register_cap(), 255);
-    }
-
-    #[test]
-    fn launch_bounds_are_unique_and_fit_an_sm() {
-        for (i, b) in LAUNCH_BOUNDS.iter().enumerate() {
-            assert!(LAUNCH_BOUNDS[..i].iter().all(|o| o.kernel != b.kernel), "{} twice", b.kernel);
-            assert!(b.max_threads % 32 == 0 && b.max_threads <= 1024, "{b:?}");
-            assert!(b.max_threads * b.min_blocks_per_sm <= 2048, "{b:?}: more threads than an SM holds");
-            assert!(b.register_cap() >= 64, "{b:?}: too few registers for a register-tiled kernel");
-        }
     }
 }

@@ -52,6 +52,36 @@ pub mod vec_add;
 #[cfg(ferrotile_experiments)]
 pub mod warp_probe;
 
+/// Every kernel with launch bounds (read by the PTX linker in `xtask`):
+/// the families' tables, concatenated. Kept here, at the crate root, so
+/// that [`launch`] depends on no family.
+pub const LAUNCH_BOUNDS: &[launch::LaunchBounds] = {
+    const PARTS: &[&[launch::LaunchBounds]] = &[
+        gemm::simt::LAUNCH_BOUNDS,
+        gemm::mma::MmaKernel::BOUNDS,
+        gemm::wgmma::WgmmaKernel::BOUNDS,
+        image::LAUNCH_BOUNDS,
+        image::WINDOW_LAUNCH_BOUNDS,
+        transpose::LAUNCH_BOUNDS,
+    ];
+    &variants::concat_bounds::<{ variants::total_len(PARTS) }>(PARTS)
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_bounds_are_unique_and_fit_an_sm() {
+        for (i, b) in LAUNCH_BOUNDS.iter().enumerate() {
+            assert!(LAUNCH_BOUNDS[..i].iter().all(|o| o.kernel != b.kernel), "{} twice", b.kernel);
+            assert!(b.max_threads % 32 == 0 && b.max_threads <= 1024, "{b:?}");
+            assert!(b.max_threads * b.min_blocks_per_sm <= 2048, "{b:?}: more threads than an SM holds");
+            assert!(b.register_cap() >= 64, "{b:?}: too few registers for a register-tiled kernel");
+        }
+    }
+}
+
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

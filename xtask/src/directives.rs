@@ -5,7 +5,7 @@
 //! `ptxas` caps the kernel's registers so that `B` blocks of `T` threads
 //! fit on one SM. Rust has no such attribute, so the PTX linker adds the
 //! directives itself, after `llc`: the table is
-//! `ferrotile_kernels::launch::LAUNCH_BOUNDS` (xtask depends on the kernels
+//! `ferrotile_kernels::LAUNCH_BOUNDS` (xtask depends on the kernels
 //! crate, so the table lives next to the kernels and the host launcher
 //! takes its block size from the same constants). The directives go
 //! between an entry's parameter list and its body, the place the PTX ISA
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn kernels_table_is_consistent() {
-        for b in ferrotile_kernels::launch::LAUNCH_BOUNDS {
+        for b in ferrotile_kernels::LAUNCH_BOUNDS {
             assert!(b.max_threads % 32 == 0 && b.max_threads <= 1024, "{b:?}");
             assert!(b.min_blocks_per_sm >= 1, "{b:?}");
         }

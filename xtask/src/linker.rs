@@ -23,7 +23,7 @@
 //!    strip debug info (the PTX must not depend on where the repo lives);
 //! 4. `llc -mcpu=<target-cpu>` to PTX;
 //! 5. launch bounds (`.maxntid`, `.minnctapersm`) added to the kernels listed
-//!    in `ferrotile_kernels::launch::LAUNCH_BOUNDS` (see `directives.rs`);
+//!    in `ferrotile_kernels::LAUNCH_BOUNDS` (see `directives.rs`);
 //!    written to a temporary name and then renamed, so a failed link leaves
 //!    no PTX behind.
 
@@ -380,7 +380,7 @@ fn link_ptx(link: &LinkArgs) -> Result<()> {
     let text = String::from_utf8(text).context("llc wrote PTX that is not UTF-8")?;
     // The bounds of the kernels this module exports (the table also holds
     // those of the other module's kernels).
-    let bounds: Vec<_> = ferrotile_kernels::launch::LAUNCH_BOUNDS.iter().filter(|b| link.exports.iter().any(|e| e == b.kernel)).copied().collect();
+    let bounds: Vec<_> = ferrotile_kernels::LAUNCH_BOUNDS.iter().filter(|b| link.exports.iter().any(|e| e == b.kernel)).copied().collect();
     let text = crate::directives::apply(&text, &bounds)?;
     util::write(&tmp_ptx, text.as_bytes())?;
     std::fs::rename(&tmp_ptx, output)

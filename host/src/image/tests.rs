@@ -52,7 +52,7 @@ fn image_launch_bounds_match_the_launched_blocks() {
     for c in [1usize, 3] {
         for r in 1..=3 {
             let name = format!("blur_hslide_{}_r{r}", if c == 1 { "gray" } else { "rgb" });
-            let b = k::launch::LAUNCH_BOUNDS.iter().find(|b| b.kernel == name).expect("default kernels have bounds");
+            let b = k::LAUNCH_BOUNDS.iter().find(|b| b.kernel == name).expect("default kernels have bounds");
             assert_eq!(b.min_blocks_per_sm, ix::hslide_blocks_per_sm(c as u32, r));
         }
     }
