@@ -507,26 +507,7 @@ impl Context {
     /// Errors: [`Error::OutOfMemory`] when the device (or, on the emulator,
     /// the host) cannot hold it; the context stays usable.
     pub fn alloc<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
-        match &*self.inner {
-            Inner::Cuda(c) => {
-                // The driver refuses a zero-byte allocation: an empty
-                // buffer holds one unused element (its length stays 0).
-                let bytes = len.max(1).checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
-                let stream = self.stream_of(c);
-                // SAFETY: the memory is zeroed right after.
-                let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
-                // SAFETY: all-zero bytes are a valid value of every Element.
-                let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, stream), 0, bytes, stream.cu_stream()) };
-                r.map_err(driver("clearing a buffer"))?;
-                let track = crate::stream::Tracker::born(c, stream)?;
-                Ok(Buffer::cuda(s, len, &c.stream, track, &self.inner))
-            }
-            Inner::Emulator => {
-                let mut v = host_vec::<T>(len)?;
-                v.resize(len, T::default());
-                Ok(Buffer::host(v, &self.inner))
-            }
-        }
+        self.alloc_with(len, true)
     }
 
     /// [`Context::alloc`] without the clearing, for scratch buffers whose
@@ -535,17 +516,35 @@ impl Context {
     /// held: any bytes are a value of every [`Element`]; the emulator
     /// still zero-fills).
     pub(crate) fn alloc_unzeroed<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
+        self.alloc_with(len, false)
+    }
+
+    /// A buffer of `len` elements on this handle's stream, cleared to zero
+    /// with `clear` (the emulator always zero-fills).
+    fn alloc_with<T: Element>(&self, len: usize, clear: bool) -> Result<Buffer<T>> {
         match &*self.inner {
             Inner::Cuda(c) => {
+                // The driver refuses a zero-byte allocation: an empty
+                // buffer holds one unused element (its length stays 0).
                 let bytes = len.max(1).checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory { bytes: usize::MAX })?;
                 let stream = self.stream_of(c);
                 // SAFETY: device memory; every bit pattern is a valid
-                // Element, and the caller writes it before it is read.
+                // Element (all-zero bytes included), and without `clear`
+                // the caller writes it before it is read.
                 let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(|e| oom_or(e, bytes, "allocating"))?;
+                if clear {
+                    // SAFETY: `bytes` bytes of the allocation just made.
+                    let r = unsafe { cudarc::driver::result::memset_d8_async(raw_ptr(&s, stream), 0, bytes, stream.cu_stream()) };
+                    r.map_err(driver("clearing a buffer"))?;
+                }
                 let track = crate::stream::Tracker::born(c, stream)?;
                 Ok(Buffer::cuda(s, len, &c.stream, track, &self.inner))
             }
-            Inner::Emulator => self.alloc(len),
+            Inner::Emulator => {
+                let mut v = host_vec::<T>(len)?;
+                v.resize(len, T::default());
+                Ok(Buffer::host(v, &self.inner))
+            }
         }
     }
 

@@ -25,15 +25,9 @@ pub use results::Record;
 // Reading records
 // ---------------------------------------------------------------------------
 
-/// The records of JSON-lines files, in order; a later record of the same
-/// family, kernel (Auto's rows as one), shape, dtype, GPU and ceiling replaces an earlier one
-/// (so a later run given later wins, and an earlier one fills what it
-/// lacks).
-pub fn read_records(files: &[PathBuf]) -> Result<Vec<Record>> {
-    Ok(latest_of(read_all_records(files)?))
-}
-
-/// Every record of `files`, in order, none replaced.
+/// Every record of the JSON-lines `files`, in order, none replaced
+/// ([`latest_of`] keeps the latest of each: a later run given later
+/// wins, an earlier one fills what it lacks).
 fn read_all_records(files: &[PathBuf]) -> Result<Vec<Record>> {
     let mut out = Vec::new();
     for f in files {
@@ -721,7 +715,10 @@ pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool
     if files.is_empty() {
         bail!("no results files (JSON lines) in docs/results/ and none given");
     }
-    let records = read_records(&files)?;
+    // Every record, none replaced (the charts draw one run's records),
+    // and the latest of each (the tables).
+    let all = read_all_records(&files)?;
+    let records = latest_of(all.clone());
     if records.is_empty() {
         bail!("no records in {files:?}");
     }
@@ -748,7 +745,6 @@ pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool
     // the latest record of every bar, whatever its date.
     // Charts of one run: every record of the date, not only those no
     // later run re-measured.
-    let all = read_all_records(&files)?;
     let single = || all.iter().filter(|r| r.family != "multi_gpu");
     let latest = single().map(|r| r.date.clone()).max().unwrap_or_default();
     let gpu = single().filter(|r| r.date == latest).last().map(|r| r.gpu.clone()).unwrap_or_default();
@@ -858,7 +854,7 @@ mod tests {
         let line = |v: &[Record]| v.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect::<String>();
         std::fs::write(dir.join("a.jsonl"), line(&a)).unwrap();
         std::fs::write(dir.join("b.jsonl"), line(&b)).unwrap();
-        let r = read_records(&[dir.join("a.jsonl"), dir.join("b.jsonl")]).unwrap();
+        let r = latest_of(read_all_records(&[dir.join("a.jsonl"), dir.join("b.jsonl")]).unwrap());
         assert_eq!(r.iter().map(|r| (r.shape.as_str(), r.throughput)).collect::<Vec<_>>(), [("s", 20.0), ("t", 10.0)]);
         std::fs::remove_dir_all(dir).unwrap();
     }

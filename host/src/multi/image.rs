@@ -179,8 +179,8 @@ pub fn process_pinned_batch(group: &DeviceGroup, images: &[PinnedImage], outputs
     check_op(images.iter().map(|im| im.channels()), op)?;
     check_outputs(images.iter().map(shape).zip(outputs.iter().map(shape)), images.len(), outputs.len(), op)?;
     for (arg, list) in [("images", &*images), ("outputs", &*outputs)] {
-        if let Some(i) = (0..list.len()).find(|&i| !list[i].data().is_on(group.context(group.batch_rank(list.len(), i)))) {
-            let d = group.batch_rank(list.len(), i);
+        let rank = |i| group.batch_rank(list.len(), i);
+        if let Some((i, d)) = (0..list.len()).map(|i| (i, rank(i))).find(|&(i, d)| !list[i].data().is_on(group.context(d))) {
             return Err(Error::BadArgument { arg, detail: format!("{arg}[{i}] is not pinned by rank {d}'s context, which processes it (DeviceGroup::batch_rank)") });
         }
     }
@@ -203,7 +203,9 @@ fn run_pinned(ctx: &Context, run: &[PinnedImage], outs: &mut [PinnedImage], op: 
         let och = op.out_channels(ch);
         let (mut din, dout) = match slots[n % 2].take() {
             Some((i, o)) if i.len() == img.data().len() && o.len() == out.data().len() => (i, o),
-            _ => (ctx.alloc::<u8>(img.data().len())?, ctx.alloc::<u8>(out.data().len())?),
+            // On the image's stream, not cleared: the upload writes every
+            // input byte, the kernel every output byte.
+            _ => (s.alloc_unzeroed::<u8>(img.data().len())?, s.alloc_unzeroed::<u8>(out.data().len())?),
         };
         s.upload_async(img.data(), &mut din)?;
         let src = Image::new(w, h, ch, din)?;
