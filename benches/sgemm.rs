@@ -195,8 +195,51 @@ const CLASSES: &[(&str, usize, usize, usize, bool, bool)] = &[
     ("deep", 256, 256, 65536, false, false),
 ];
 
+/// Medium shapes whose one wave of blocks is uneven or short, where
+/// `Auto` may split `k` (`split_k_plan`): each against cuBLAS and against
+/// `Auto` with the split turned off, in the same run.
+const MID: &[(usize, usize, usize)] =
+    &[(1023, 1025, 1021), (1200, 1100, 1000), (777, 1031, 2053), (1000, 1000, 4000), (1500, 1500, 1500), (1024, 1024, 16384), (2000, 600, 3000)];
+
+/// The [`MID`] table: cuBLAS, `Auto` (checked, recorded as class
+/// `mid-size`) and `Auto` without split-k (timing only).
+fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
+    println!("\n## Medium shapes — Auto (split-k where one wave is uneven) vs Auto unsplit vs cuBLAS SGEMM (same run)\n");
+    println!("| m×n×k | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | unsplit ms | unsplit % of cuBLAS | check |");
+    println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | --- |");
+    for &(m, n, k) in MID {
+        let (p, mut c) = Problem::new(ctx, m, n, k)?;
+        let cb = match cublas {
+            Some(cb) => Some(p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?.0),
+            None => None,
+        };
+        let (split, slices) = p.gemm.split_k_plan_on(ctx);
+        let kernel = if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { p.gemm.resolved_variant()?.name().to_string() };
+        let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
+        let unsplit = p.gemm.split_k(1);
+        let (tu, check_u) = p.measure(ctx, &mut c, |c| unsplit.run(ctx, &p.a, &p.b, c))?;
+        let pct = |t: Duration| cb.map_or("—".into(), |c| format!("{:.1}", 100.0 * c.as_secs_f64() / t.as_secs_f64()));
+        let cb_ms = cb.map_or("—".into(), |c| format!("{:.3}", ms(c)));
+        let check = if check_u == "ok" { check } else { format!("{check} (unsplit: {check_u})") };
+        println!("| {m}×{n}×{k} | {cb_ms} | {:.3} | {kernel} | {} | {:.3} | {} | {check} |", ms(t), pct(t), ms(tu), pct(tu));
+        results::record(Measured {
+            family: "sgemm_class",
+            kernel: &kernel,
+            rung: Some("mid-size"),
+            shape: &format!("{m}×{n}×{k} NN"),
+            dtype: "f32",
+            time: t,
+            work: Work::GFlops(2.0 * (m * n * k) as f64),
+            ceiling: cb.map(|tc| ("cuBLAS SGEMM (same transposes)", tc)),
+            check: &check,
+        });
+    }
+    Ok(())
+}
+
 /// One row per [`CLASSES`] entry: cuBLAS and `Auto` (the kernel it
-/// resolves to, staging included in the time), checked on sampled rows.
+/// resolves to, staging included in the time), checked on sampled rows;
+/// then the [`MID`] table.
 fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
     println!("\n## Shape classes — Auto vs cuBLAS SGEMM (same transposes, same run; α = 1, β = 0, packed)\n");
     println!("| class | m×n×k | op | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | check |");
@@ -209,8 +252,8 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
             None => None,
         };
         let auto = p.gemm.resolved_variant()?;
-        let slices = p.gemm.split_k_slices_on(ctx);
-        let kernel = if slices > 1 { format!("sgemm_split_k_64x64x16_w32x32 × {slices} + reduce") } else { auto.name().to_string() };
+        let (split, slices) = p.gemm.split_k_plan_on(ctx);
+        let kernel = if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { auto.name().to_string() };
         let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
         let cb_time = ceiling.as_ref().map(|(tc, _)| *tc);
         let (cb_ms, pct, cb_check) = match ceiling {
@@ -232,6 +275,48 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
             ceiling: cb_time.map(|tc| ("cuBLAS SGEMM (same transposes)", tc)),
             check: &check,
         });
+        if slices == 1 && (ta || tb || [k, n].iter().any(|d| d % 4 != 0)) {
+            breakdown(ctx, (m, n, k), t)?;
+        }
+    }
+    mid_sizes(ctx, cublas)
+}
+
+/// What a staged class's time is made of (printed, not recorded): the
+/// product alone on operands whose rows are already padded to 16 bytes
+/// (Auto's pick and every shipped rung 9 configuration), against Auto's
+/// whole time `auto` (staging included). Timing only: these runs are not
+/// checked.
+fn breakdown(ctx: &Context, (m, n, k): (usize, usize, usize), auto: Duration) -> Result<()> {
+    let (lda, ldb) = (k.next_multiple_of(4), n.next_multiple_of(4));
+    let pad = |x: &[f32], rows: usize, cols: usize, ld: usize| -> Vec<f32> {
+        let mut out = vec![0.0f32; rows * ld];
+        for i in 0..rows {
+            out[i * ld..i * ld + cols].copy_from_slice(&x[i * cols..(i + 1) * cols]);
+        }
+        out
+    };
+    let a = ctx.upload(&pad(&random_f32(m * k, 11), m, k, lda))?;
+    let b = ctx.upload(&pad(&random_f32(k * n, 12), k, n, ldb))?;
+    let mut c = ctx.alloc::<f32>(m * ldb)?;
+    let g = Gemm::new(m, n, k).lda(lda).ldb(ldb).ldc(ldb);
+    let mut time = |g: Gemm| -> Result<Duration> {
+        let once = ctx.time(1, 1, || g.run(ctx, &a, &b, &mut c))?;
+        let reps = ((TARGET.as_secs_f64() / once.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
+        ctx.time(2, reps, || g.run(ctx, &a, &b, &mut c))
+    };
+    let t = time(g)?;
+    let share = |t: Duration| format!("{:.1} % of Auto's time", 100.0 * t.as_secs_f64() / auto.as_secs_f64());
+    println!("| ↳ | product alone, rows padded to 16 B (Auto → {}) | | | {:.3} | {} | | timing only |", g.resolved_variant()?.name(), ms(t), share(t));
+    // Auto's candidates (the rungs of its table).
+    let mut seen = Vec::new();
+    for v in ferrotile::gemm::AUTO_TABLE.iter().map(|e| e.variant) {
+        if seen.contains(&v) {
+            continue;
+        }
+        seen.push(v);
+        let t = time(g.variant(v))?;
+        println!("| ↳ | product alone, rows padded to 16 B, forced | | | {:.3} | {} | {} | timing only |", ms(t), v.name(), share(t));
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! dimensions, split-k, bad arguments, and cuBLAS (the benchmark ceiling).
 
 use ferrotile::cublas::{cublas_sgemm, Cublas};
-use ferrotile::gemm::{Gemm, GemmVariant};
+use ferrotile::gemm::{Gemm, GemmVariant, SplitConfig};
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Backend, Context, Error};
 
@@ -317,7 +317,8 @@ fn any_layout_cases(v: &mut Vec<Case>) {
             v.push(Case::gpu_only(format!("sgemm::auto_any::{tag}::{m}x{n}x{k}"), move |ctx| check_spec::<f32, f32>(ctx, &spec, false)));
         }
     }
-    // Split-k (forced, and Auto's choice on a skinny and a deep product),
+    // Split-k (forced, and Auto's choice on skinny, deep and medium
+    // products whose one wave is uneven),
     // with transposes, β = 0 on a NaN C, odd leading dimensions.
     let splits: &[((usize, usize, usize), (bool, bool), usize, f32, Option<usize>)] = &[
         ((1, 1, 1), (false, false), 0, 0.0, Some(3)),
@@ -333,8 +334,17 @@ fn any_layout_cases(v: &mut Vec<Case>) {
         let tag = format!("{}{}_pad{pad}_{}", if t.0 { "t" } else { "n" }, if t.1 { "t" } else { "n" }, split.map_or("auto".into(), |s| s.to_string()));
         v.push(Case::new(format!("sgemm::split_k::{tag}::{m}x{n}x{k}"), move |ctx| check_split(ctx, shape, t, pad, beta, split)));
     }
-    for (m, n, k) in [(64, 4096, 4096), (4096, 64, 4096), (256, 256, 65536)] {
+    for (m, n, k) in [(64, 4096, 4096), (4096, 64, 4096), (256, 256, 65536), (1023, 1025, 1021), (1200, 1100, 1000)] {
         v.push(Case::gpu_only(format!("sgemm::split_k::auto::{m}x{n}x{k}"), move |ctx| check_split(ctx, (m, n, k), (false, false), 0, 0.5, None)));
+    }
+    // Every split-k tiling forced, on edge tiles (no side a multiple of
+    // 64), padded leading dimensions and a transposed operand.
+    for &tiling in SplitConfig::ALL {
+        for (shape, t, pad) in [((130, 197, 777), (false, false), 1), ((67, 129, 1100), (true, false), 0)] {
+            let (m, n, k) = shape;
+            let name = format!("sgemm::split_k::{}::{m}x{n}x{k}", tiling.name().trim_start_matches("sgemm_split_k_"));
+            v.push(Case::new(name, move |ctx| check_split_with(ctx, shape, t, pad, 0.5, Some(3), Some(tiling))));
+        }
     }
     // Edge blocks of every fast rung: n % 4 ≠ 0 with ldb = n rounded up to
     // 4 (the vector straddling n reads the row's padding), B's buffer
@@ -352,7 +362,20 @@ fn any_layout_cases(v: &mut Vec<Case>) {
 /// (`None`: Auto's choice, which must split these shapes), operands
 /// stored transposed or not with `pad` extra elements per row; f64
 /// reference, NaN-poisoned C for β = 0, C's padding untouched.
-fn check_split(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool), pad: usize, beta: f32, split: Option<usize>) -> Result<(), String> {
+fn check_split(ctx: &Context, shape: (usize, usize, usize), t: (bool, bool), pad: usize, beta: f32, split: Option<usize>) -> Result<(), String> {
+    check_split_with(ctx, shape, t, pad, beta, split, None)
+}
+
+/// [`check_split`] with the split-k tiling forced (`Some`).
+fn check_split_with(
+    ctx: &Context,
+    (m, n, k): (usize, usize, usize),
+    (ta, tb): (bool, bool),
+    pad: usize,
+    beta: f32,
+    split: Option<usize>,
+    tiling: Option<SplitConfig>,
+) -> Result<(), String> {
     let mut r = Rng::new(seed("split_k") ^ (m * 1_000_003 + n * 1009 + k) as u64 ^ ((ta as u64) << 40) ^ ((tb as u64) << 41));
     let (opa, opb) = (r.f32s(m * k), r.f32s(k * n));
     let store = |x: &[f32], rows: usize, cols: usize, t: bool| -> (Vec<f32>, usize) {
@@ -384,6 +407,15 @@ fn check_split(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (bool,
         Some(s) => g.split_k(s),
         None => g,
     };
+    let g = match tiling {
+        Some(t) => g.split_k_tiling(t),
+        None => g,
+    };
+    if let (Some(t), Some(s)) = (tiling, split) {
+        if g.split_k_plan_on(ctx) != (t, s) {
+            return Err(format!("the split runs {:?}, not the forced {t:?} × {s}", g.split_k_plan_on(ctx)));
+        }
+    }
     if split.is_none() && g.split_k_slices_on(ctx) < 2 {
         return Err(format!("Auto does not split {m}x{n}x{k}"));
     }

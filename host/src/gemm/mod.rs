@@ -44,7 +44,8 @@
 //! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | that operand staged into rows of a multiple of 4, then as above |
 //! | `ldc` not a multiple of 4 | the epilogue stores scalars |
 //! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
-//! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_slices`]): rung 9's 64 × 64 tile over slices of `k` into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
+//! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_plan`]): a rung 9 tile (the least padding of `C` among those that give every SM a block) over slices of `k` filling one wave, into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
+//! | one matrix whose unsplit blocks fit in one uneven wave (some SMs get a block more than others, or none), `k` ≥ 512 | split-k where the estimate of the busiest SM's work ([`busiest_sm_fmas`]) drops by at least [`SPLIT_K_MIN_GAIN`] |
 //!
 //! A rung chosen with [`Gemm::variant`] runs as chosen (no staging, no
 //! split; a float4 rung refuses layouts it cannot read, rung 5 reads
@@ -61,10 +62,10 @@ use ferrotile_kernels as k;
 #[cfg(ferrotile_experiments)]
 pub use ferrotile_kernels::gemm::simt::StageTConfig;
 use ferrotile_kernels::gemm::simt::Tiling;
-pub use ferrotile_kernels::gemm::simt::{GemmParams, StageConfig, WarpConfig};
+pub use ferrotile_kernels::gemm::simt::{GemmParams, SplitConfig, StageConfig, WarpConfig};
 pub use mma::MmaTile;
 pub use wgmma::WgmmaTile;
-pub use simt::{pick, plan_chunks, split_k_slices, AutoEntry, GemmChunk, AUTO_TABLE};
+pub use simt::{busiest_sm_fmas, pick, plan_chunks, split_k_plan, split_k_slices, AutoEntry, GemmChunk, AUTO_TABLE, SPLIT_K_MIN_GAIN};
 
 use crate::{check, Buffer, Context, Element, Error, Result};
 
@@ -277,6 +278,7 @@ pub struct Gemm {
     activation: Activation,
     tf32: bool,
     split_k: Option<usize>,
+    split_k_tiling: Option<SplitConfig>,
 }
 
 /// A validated problem: the kernels' parameters and the batch.
@@ -313,6 +315,7 @@ impl Gemm {
             activation: Activation::None,
             tf32: false,
             split_k: None,
+            split_k_tiling: None,
         }
     }
     /// Scale of the product.
@@ -400,20 +403,35 @@ impl Gemm {
         self
     }
 
-    /// The split-k slices [`Gemm::run`] uses on `ctx` for `p` (1: none):
-    /// only `Auto` on f32 without tf32, one matrix.
-    fn slices_on(&self, ctx: &Context, p: &Problem) -> usize {
-        if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 {
-            return 1;
-        }
+    /// The tile of the split-k kernel (without this call `Auto` chooses:
+    /// [`split_k_plan`]); applies when `k` is split.
+    pub fn split_k_tiling(mut self, tiling: SplitConfig) -> Self {
+        self.split_k_tiling = Some(tiling);
+        self
+    }
+
+    /// The split-k tiling and slices [`Gemm::run`] uses on `ctx` for `p`
+    /// (1 slice: none): only `Auto` on f32 without tf32, one matrix.
+    fn split_on(&self, ctx: &Context, p: &Problem) -> (SplitConfig, usize) {
         let sms = ctx.device_info().map_or(simt::DEFAULT_SMS, |i| i.sm_count.max(1) as usize);
-        self.split_k.unwrap_or_else(|| split_k_slices(self.m, self.n, self.k, sms))
+        let (auto, slices) = split_k_plan(self.m, self.n, self.k, sms);
+        let tiling = self.split_k_tiling.unwrap_or(auto);
+        if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 {
+            return (tiling, 1);
+        }
+        (tiling, self.split_k.unwrap_or(slices))
     }
 
     /// The split-k slices [`Gemm::run`] uses on `ctx` with f32 inputs (1:
     /// none, or an invalid problem): only `Auto` without tf32, one matrix.
     pub fn split_k_slices_on(&self, ctx: &Context) -> usize {
-        self.problem().map_or(1, |p| self.slices_on(ctx, &p))
+        self.split_k_plan_on(ctx).1
+    }
+
+    /// The split-k tiling and slices [`Gemm::run`] uses on `ctx` with f32
+    /// inputs ([`split_k_plan`]; 1 slice: none, or an invalid problem).
+    pub fn split_k_plan_on(&self, ctx: &Context) -> (SplitConfig, usize) {
+        self.problem().map_or((SplitConfig::B64x64x16W32x32, 1), |p| self.split_on(ctx, &p))
     }
 
     /// The validated kernel parameters of one matrix of the batch.
@@ -591,9 +609,9 @@ impl Gemm {
                 }
                 let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
                 let c = as_f32_mut(c, "c")?;
-                let slices = self.slices_on(ctx, &p);
-                if staged || slices > 1 {
-                    simt::run_any(ctx, v, slices, self.transposes(), &p, a, b, c)
+                let split = self.split_on(ctx, &p);
+                if staged || split.1 > 1 {
+                    simt::run_any(ctx, v, split, self.transposes(), &p, a, b, c)
                 } else {
                     simt::run(ctx, v, self.transposes(), &p, a, b, c)
                 }

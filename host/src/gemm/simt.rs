@@ -6,7 +6,7 @@ use ferrotile_kernels as k;
 use ferrotile_kernels::gemm::simt::GemmParams;
 #[cfg(ferrotile_experiments)]
 use ferrotile_kernels::gemm::simt::StageTConfig;
-use ferrotile_kernels::gemm::simt::{StageConfig, WarpConfig};
+use ferrotile_kernels::gemm::simt::{SplitConfig, StageConfig, Tiling, WarpConfig};
 
 use super::mma::Stored;
 use super::GemmVariant;
@@ -197,32 +197,100 @@ pub(super) fn needs_staging(p: &super::Problem) -> bool {
     ta || tb || !float4_ok(&p.g) || (p.batch > 1 && p.strides.iter().any(|s| s % 4 != 0))
 }
 
-/// Slices `Auto` splits `k` into for an `m × n × k` product on a GPU of
-/// `sms` multiprocessors (1: no split). Split-k pays off when `C` has
-/// too few block tiles to fill the GPU and `k` is long: skinny products
-/// (`m` or `n` of a few tiles) and deep ones (small `m · n`, large `k`).
-/// It aims at two blocks of the split kernel's 64 × 64 tiles per
-/// multiprocessor, with slices of at least
-/// [`SPLIT_K_MIN_TILES`](k::gemm::simt::index::SPLIT_K_MIN_TILES) `k`
-/// tiles each.
-pub fn split_k_slices(m: usize, n: usize, k: usize, sms: usize) -> usize {
-    use k::gemm::simt::{index::SPLIT_K_MIN_TILES, SPLIT_K_TILING as T};
-    let tiles = m.div_ceil(T.bm) * n.div_ceil(T.bn);
-    if tiles >= sms {
-        return 1;
+/// How `Auto` splits `k` for an `m × n × k` product on a GPU of `sms`
+/// multiprocessors: the split-k kernel's tiling and the slices (1: no
+/// split). Two cases split:
+///
+/// * **Skinny and deep** (fewer 64 × 64 tiles of `C` than
+///   multiprocessors, long `k`): the slices fill one wave of the tiling's
+///   blocks (its launch bounds' blocks per SM on every SM), each at least
+///   [`SPLIT_K_MIN_DEPTH`](k::gemm::simt::index::SPLIT_K_MIN_DEPTH) deep;
+///   the tiling is the one that covers `C` with the least padding among
+///   those whose wave gives every SM a block (the larger tile on a tie:
+///   more FMAs per shared load), else the one with the most blocks.
+/// * **One uneven wave** (the unsplit rung's blocks fit on the GPU at
+///   once, but some multiprocessors get one block more than others, as
+///   144 blocks on 132 SMs, or none): the split whose busiest multiprocessor does
+///   the least work ([`busiest_sm_fmas`], the reduction's traffic
+///   counted in FMAs) when it beats the unsplit rung's by
+///   [`SPLIT_K_MIN_GAIN`].
+pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, usize) {
+    let small = SplitConfig::B64x64x16W32x32;
+    let room = k / k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize;
+    let tiles = |t: Tiling| m.div_ceil(t.bm) * n.div_ceil(t.bn);
+    if tiles(small.config()) < sms {
+        // Slices of one full wave of `c`'s blocks, and those blocks.
+        let wave = |c: SplitConfig| {
+            let s = ((c.blocks_per_sm() * sms) / tiles(c.config())).min(room).max(1);
+            (s, s * tiles(c.config()))
+        };
+        let area = |c: &SplitConfig| (c.padded_area(m, n), std::cmp::Reverse(c.config().bm * c.config().bn));
+        let fills = SplitConfig::ALL.iter().copied().filter(|&c| wave(c).1 >= sms).min_by_key(area);
+        let c = fills.unwrap_or_else(|| SplitConfig::ALL.iter().copied().max_by_key(|&c| (wave(c).1, std::cmp::Reverse(area(&c)))).unwrap_or(small));
+        let s = wave(c).0;
+        return (c, if s < 2 { 1 } else { s });
     }
-    let want = (2 * sms).div_ceil(tiles);
-    let room = k / (SPLIT_K_MIN_TILES as usize * T.bk);
-    let s = want.min(room);
-    if s < 2 { 1 } else { s }
+    // One uneven wave: the unsplit rung against every split that fits in
+    // one wave.
+    let v = pick(AUTO_TABLE, m, n, k, true);
+    let Some(t) = v.tiling() else { return (small, 1) };
+    let bps = bounds_blocks_per_sm(v.name());
+    let blocks = tiles(t);
+    if blocks > bps * sms || blocks % sms == 0 {
+        return (small, 1);
+    }
+    let unsplit = busiest_sm_fmas(t, blocks, sms, k, 1, m * n);
+    let best = SplitConfig::ALL
+        .iter()
+        .flat_map(|&c| (2..=room).map(move |s| (c, s)))
+        .filter(|&(c, s)| tiles(c.config()) * s <= c.blocks_per_sm() * sms)
+        .map(|(c, s)| {
+            let ks = k::gemm::simt::split_k_depth(k as u32, s as u32, c.config().bk as u32) as usize;
+            let s = k.div_ceil(ks);
+            ((c, s), busiest_sm_fmas(c.config(), tiles(c.config()) * s, sms, ks, s, m * n))
+        })
+        .min_by_key(|&(_, cost)| cost);
+    match best {
+        Some((plan, cost)) if (cost as f64) < (1.0 - SPLIT_K_MIN_GAIN) * unsplit as f64 => plan,
+        _ => (small, 1),
+    }
+}
+
+/// The least fraction of the unsplit rung's estimated time a split must
+/// save before `Auto` takes it (the estimate is coarse).
+pub const SPLIT_K_MIN_GAIN: f64 = 0.1;
+
+/// FMAs an SM could issue in the time the GPU moves one byte (an H100's
+/// f32 FMA rate over its memory bandwidth, rounded: 33.5 T / 3 TB/s).
+const FMAS_PER_BYTE: usize = 11;
+
+/// The estimated time of one wave of `blocks` blocks of tiling `t`, each
+/// `depth` deep, in FMAs of the busiest of `sms` multiprocessors (the
+/// blocks spread evenly, so it holds `⌈blocks / sms⌉`); with `slices > 1`
+/// plus the split-k workspace traffic (each slice of the `elems`
+/// elements of `C` written and read, `C` written) spread over the SMs.
+pub fn busiest_sm_fmas(t: Tiling, blocks: usize, sms: usize, depth: usize, slices: usize, elems: usize) -> usize {
+    let product = blocks.div_ceil(sms) * t.bm * t.bn * depth;
+    let reduce = if slices > 1 { (2 * slices + 1) * elems * 4 * FMAS_PER_BYTE / sms } else { 0 };
+    product + reduce
+}
+
+/// Blocks per SM of `kernel`'s launch bounds (2 without bounds).
+fn bounds_blocks_per_sm(kernel: &str) -> usize {
+    k::gemm::simt::LAUNCH_BOUNDS.iter().find(|b| b.kernel == kernel).map_or(2, |b| b.min_blocks_per_sm as usize)
+}
+
+/// The slices of [`split_k_plan`] (1: no split).
+pub fn split_k_slices(m: usize, n: usize, k: usize, sms: usize) -> usize {
+    split_k_plan(m, n, k, sms).1
 }
 
 /// Multiprocessors `Auto` assumes when the context does not say (the
 /// emulator): an H100's.
 pub(super) const DEFAULT_SMS: usize = 132;
 
-/// Runs float4 rung `v` on any layout, `k` in `slices` slices (split-k,
-/// `slices > 1`, one matrix only): transposed operands and operands whose
+/// Runs float4 rung `v` on any layout, `k` in `split.1` slices with the
+/// split-k tiling `split.0` (split-k, `split.1 > 1`, one matrix only): transposed operands and operands whose
 /// rows are not 16-byte aligned are staged into packed row-major copies
 /// first ([`stage_operand`]); a `C` whose `ldc` is not a multiple of 4
 /// takes the epilogue's scalar stores; a batch of `C`s with a multiple of 4
@@ -233,7 +301,7 @@ pub(super) const DEFAULT_SMS: usize = 132;
 pub(super) fn run_any(
     ctx: &Context,
     v: GemmVariant,
-    slices: usize,
+    split: (SplitConfig, usize),
     (ta, tb): (bool, bool),
     p: &super::Problem,
     a: &Buffer<f32>,
@@ -253,8 +321,8 @@ pub(super) fn run_any(
         strides: [sa.stride, sb.stride, p.strides[2]],
         transposes: (false, false),
     };
-    if slices > 1 && p.batch == 1 {
-        return run_split_k(ctx, slices, &q.g, a, b, c);
+    if split.1 > 1 && p.batch == 1 {
+        return run_split_k(ctx, split, &q.g, a, b, c);
     }
     // The float4 epilogue stores scalars when `ldc` is not a multiple of
     // 4; with one that is, every matrix of `C` must start 16-byte aligned.
@@ -287,19 +355,51 @@ pub(super) fn run_any(
 }
 
 /// Split-k on one matrix whose `A` and `B` rows are 16-byte aligned: the
-/// partial products of `slices` slices of `k` into an f32 workspace, then
-/// the deterministic reduction into `C` with `α`, `β`.
-fn run_split_k(ctx: &Context, slices: usize, g: &GemmParams, a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>) -> Result<()> {
+/// partial products of `slices` slices of `k` (tiling `split`) into an
+/// f32 workspace, then the deterministic reduction into `C` with `α`, `β`.
+fn run_split_k(
+    ctx: &Context,
+    (split, slices): (SplitConfig, usize),
+    g: &GemmParams,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &mut Buffer<f32>,
+) -> Result<()> {
     use k::gemm::simt::{index::split_k_slices as cover, split_k_config, split_k_depth, split_k_reduce_config};
-    let ks = split_k_depth(g.k, slices as u32);
+    let t = split.config();
+    let ks = split_k_depth(g.k, slices as u32, t.bk as u32);
     let s = cover(g.k, ks);
     let ldw = (g.n as usize).next_multiple_of(4);
-    let ws = ctx.alloc::<f32>(s as usize * g.m as usize * ldw)?;
+    // Every slice's block tiles write every element of their slice.
+    let ws = ctx.alloc_unzeroed::<f32>(s as usize * g.m as usize * ldw)?;
     let q = GemmParams { ldc: ldw as u32, alpha: 1.0, beta: 0.0, ..*g };
-    let cfg = split_k_config(&q, ks);
-    launch!(ctx, k::gemm::simt::sgemm_split_k_64x64x16_w32x32, cfg, q, ks, a, b, &ws)?;
+    split.launch(ctx, split_k_config(&t, &q, ks), q, ks, a, b, &ws)?;
     launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &ws, c)
 }
+
+/// One `launch!` arm per split-k tiling (from `simt_split_k_table!`).
+macro_rules! split_k_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
+    ) => {
+        impl SplitLaunch for $Enum {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: &Buffer<f32>, b: &Buffer<f32>, ws: &Buffer<f32>) -> Result<()> {
+                match self {
+                    $( #[$gate] $Enum::$V => launch!(ctx, ferrotile_kernels::gemm::simt::$kernel, cfg, p, ks, a, b, ws), )*
+                }
+            }
+        }
+    };
+}
+
+/// A split-k tiling that can launch its partial-product kernel.
+trait SplitLaunch {
+    /// Launches the kernel on `p` with slices of `ks` into `ws`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: &Buffer<f32>, b: &Buffer<f32>, ws: &Buffer<f32>) -> Result<()>;
+}
+ferrotile_kernels::simt_split_k_table!(split_k_launcher);
 
 /// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
 /// configurations) that can launch itself.
@@ -420,8 +520,9 @@ mod tests {
     fn launch_bounds_match_the_launched_block_size() {
         for b in k::gemm::simt::LAUNCH_BOUNDS {
             let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
-            let v = v.unwrap_or_else(|| panic!("{} has launch bounds but no variant", b.kernel));
-            let (threads, shared) = v.block_resources().expect("bounded kernels are float4 rungs");
+            let split = SplitConfig::from_name(b.kernel).map(|c| (c.config().threads() as u32, c.config().shared_bytes()));
+            let resources = v.and_then(|v| v.block_resources()).or(split);
+            let (threads, shared) = resources.unwrap_or_else(|| panic!("{} has launch bounds but no float4 variant", b.kernel));
             assert_eq!(threads, b.max_threads, "{}", b.kernel);
             // The bounds must leave room for the shared memory too (228 KiB
             // per SM, 1 KiB of it reserved per block).
@@ -486,6 +587,64 @@ mod tests {
         let wide = GemmParams { m: 4, n: 3_000_000, k: 4, lda: 4, ldb: 3_000_000, ldc: 3_000_000, alpha: 1.0, beta: 0.0 };
         let chunks = check_plan(&wide, GemmVariant::Naive, [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]);
         assert!(chunks.len() > 1 && chunks.iter().all(|c| c.m == 4), "{chunks:?}");
+    }
+
+    proptest::proptest! {
+        /// The split fills at most one wave of the chosen tiling's blocks,
+        /// with slices at least the minimum depth. Skinny and deep `C`s
+        /// (fewer 64 × 64 tiles than SMs): the tiling pads `C` no more
+        /// than any other that gives every SM a block. Others split only
+        /// where the unsplit rung's one wave is uneven, and then save at
+        /// least the minimum gain in the estimate.
+        #[test]
+        fn split_k_plans_fill_one_wave_with_the_least_padding(m in 1usize..3000, n in 1usize..3000, k in 1usize..200_000, sms in 1usize..200) {
+            let (c, s) = split_k_plan(m, n, k, sms);
+            let t = c.config();
+            let tiles = |t: Tiling| m.div_ceil(t.bm) * n.div_ceil(t.bn);
+            if s > 1 {
+                proptest::prop_assert!(s * tiles(t) <= c.blocks_per_sm() * sms, "{c:?} × {s}: over one wave");
+                proptest::prop_assert!(k / s >= k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize);
+                if m.div_ceil(64) * n.div_ceil(64) >= sms {
+                    let v = pick(AUTO_TABLE, m, n, k, true);
+                    let vt = v.tiling().unwrap();
+                    let blocks = tiles(vt);
+                    proptest::prop_assert!(blocks % sms != 0 && blocks <= bounds_blocks_per_sm(v.name()) * sms);
+                    let ks = k.div_ceil(s);
+                    let split = busiest_sm_fmas(t, tiles(t) * s, sms, ks.next_multiple_of(t.bk), s, m * n);
+                    let unsplit = busiest_sm_fmas(vt, blocks, sms, k, 1, m * n);
+                    proptest::prop_assert!((split as f64) < (1.0 - SPLIT_K_MIN_GAIN) * unsplit as f64, "{split} vs {unsplit}");
+                } else if s * tiles(t) >= sms {
+                    for o in SplitConfig::ALL {
+                        let o_tiles = tiles(o.config());
+                        let o_s = (o.blocks_per_sm() * sms / o_tiles).min(k / 256).max(1);
+                        if o_s * o_tiles >= sms {
+                            proptest::prop_assert!(c.padded_area(m, n) <= o.padded_area(m, n), "{c:?} pads more than {o:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_k_plans_of_the_benchmark_classes() {
+        // Deep: four 128 × 128 tiles, 66 slices fill two blocks on 132 SMs.
+        assert_eq!(split_k_plan(256, 256, 65536, 132), (SplitConfig::B128x128x8W32x128Lb2, 66));
+        // Skinny: the tiles that fit 64 rows (or columns) without padding.
+        assert_eq!(split_k_plan(64, 4096, 4096, 132), (SplitConfig::B64x128x16W32x64Lb3, 12));
+        assert_eq!(split_k_plan(4096, 64, 4096, 132), (SplitConfig::B128x64x8W64x32Lb3, 12));
+        // Too little k for a wave of large tiles: the most blocks.
+        assert_eq!(split_k_plan(512, 512, 512, 132), (SplitConfig::B64x64x16W32x32, 2));
+        // Enough tiles already: no split; 64 tiles of 128 × 128 leave half
+        // the SMs idle: split.
+        assert_eq!(split_k_plan(2048, 2048, 65536, 132).1, 1);
+        assert!(split_k_plan(1024, 1024, 65536, 132).1 > 1);
+        assert_eq!(split_k_plan(4096, 4096, 4096, 132).1, 1);
+        // One even wave (1000³: 128 blocks of 128 × 64 on 132 SMs): no split.
+        assert_eq!(split_k_plan(1000, 1000, 1000, 132).1, 1);
+        assert_eq!(split_k_plan(1024, 1024, 1024, 132).1, 1);
+        // One uneven wave (144 blocks of 64 × 128 on 132 SMs): split.
+        assert!(split_k_plan(1023, 1025, 1021, 132).1 > 1);
     }
 
     #[test]

@@ -405,9 +405,10 @@ pub const fn split_k_tiles(z: u32, ks: u32, bk: usize, ktiles: usize) -> (usize,
     (if a < ktiles { a } else { ktiles }, if b < ktiles { b } else { ktiles })
 }
 
-/// Fewest `k` tiles of one split-k slice (shorter slices cost more in
-/// workspace traffic than they gain in parallelism).
-pub const SPLIT_K_MIN_TILES: u32 = 16;
+/// Shortest `k` of one split-k slice (shorter slices cost more in
+/// workspace traffic than they gain in parallelism): a multiple of every
+/// split-k tiling's `bk`.
+pub const SPLIT_K_MIN_DEPTH: u32 = 256;
 
 /// Slices of `ks` that cover `k`.
 pub const fn split_k_slices(k: u32, ks: u32) -> u32 {

@@ -5,8 +5,8 @@
 //! Every rung reads its operands through the layouts built by
 //! [`GemmParams`]. Rung files are `kNN_<what>.rs`; `float4.rs` is the
 //! engine rungs 6–9 instantiate and `index.rs` their index math;
-//! `split_k.rs` runs rung 9 over slices of `k` for skinny and deep
-//! products.
+//! `split_k.rs` runs rung 9's tilings (a table of its own) over slices
+//! of `k` for skinny and deep products.
 
 pub mod index;
 mod k02_coalesced;
@@ -38,9 +38,9 @@ pub use split_k::*;
 pub use super::{write_c, GemmParams};
 use crate::launch::LaunchBounds;
 
-/// Every SIMT GEMM kernel with launch bounds (rung 9's and rung 10's
-/// tables).
+/// Every SIMT GEMM kernel with launch bounds (rung 9's, rung 10's and
+/// split-k's tables).
 pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
-    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS];
+    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS, SplitConfig::BOUNDS];
     &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
 };

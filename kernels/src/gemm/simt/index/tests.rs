@@ -501,12 +501,15 @@ proptest! {
 
 #[test]
 fn split_k_depth_is_whole_tiles_and_covers_k_in_at_most_the_slices_asked() {
-    use crate::gemm::simt::{split_k_depth, SPLIT_K_TILING};
-    for k in [1u32, 15, 16, 255, 256, 1000, 4096, 65536, 1 << 20] {
-        for slices in 1u32..40 {
-            let ks = split_k_depth(k, slices);
-            assert!(ks as usize % SPLIT_K_TILING.bk == 0 && ks >= SPLIT_K_MIN_TILES * SPLIT_K_TILING.bk as u32, "{k} {slices}");
-            assert!(split_k_slices(k, ks) <= slices, "{k} {slices}: {}", split_k_slices(k, ks));
+    use crate::gemm::simt::{split_k_depth, SplitConfig};
+    for t in SplitConfig::ALL.iter().map(|c| c.config()) {
+        assert_eq!(SPLIT_K_MIN_DEPTH as usize % t.bk, 0);
+        for k in [1u32, 15, 16, 255, 256, 1000, 4096, 65536, 1 << 20] {
+            for slices in 1u32..80 {
+                let ks = split_k_depth(k, slices, t.bk as u32);
+                assert!(ks as usize % t.bk == 0 && ks >= SPLIT_K_MIN_DEPTH, "{k} {slices}");
+                assert!(split_k_slices(k, ks) <= slices, "{k} {slices}: {}", split_k_slices(k, ks));
+            }
         }
     }
 }
