@@ -289,6 +289,7 @@ const T25: &str = "2026-11-25-h100-transpose";
 /// Odd shapes after the staging and memory-pool changes (tensor-core odd
 /// rows and the SGEMM shape classes, one run).
 const ODD26: &str = "2026-11-26-h100-odd";
+const SPLITK26: &str = "2026-11-26-h100-splitk";
 const BLUR25: &str = "2026-11-25-h100-blur";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
@@ -338,7 +339,7 @@ macro_rules! tc_readme_row {
 }
 
 const fn sc(class_shape: &'static [&'static str]) -> Cell {
-    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs: &[ODD26] })
+    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs: &[SPLITK26] })
 }
 
 const fn so_sel(kernel: &'static [&'static str]) -> Sel {
@@ -494,6 +495,38 @@ pub const TABLES: &[Table] = &[
                 Cell::Cat(&[sc(&["64×4096×4096 NN"]), Cell::T(" / "), sc(&["4096×64×4096 NN"])]),
             ],
             &[Cell::T("deep (split-k)"), Cell::T("256×256×65536"), sc(&["256×256×65536 NN"])],
+            &[
+                Cell::T("medium, one uneven or thin wave (split-k)"),
+                Cell::T("1200×1100×1000 / 777×1031×2053 / 1000×1000×4000 / 1024×1024×16384 / 2000×600×3000 / 512³"),
+                Cell::Cat(&[
+                    sc(&["1200×1100×1000 NN"]),
+                    Cell::T(" / "),
+                    sc(&["777×1031×2053 NN"]),
+                    Cell::T(" / "),
+                    sc(&["1000×1000×4000 NN"]),
+                    Cell::T(" / "),
+                    sc(&["1024×1024×16384 NN"]),
+                    Cell::T(" / "),
+                    sc(&["2000×600×3000 NN"]),
+                    Cell::T(" / "),
+                    sc(&["512×512×512 NN"]),
+                ]),
+            ],
+            &[
+                Cell::T("medium, unsplit"),
+                Cell::T("1024³ / 1500³ / 1536³ / 2048³ / 3000×700×900"),
+                Cell::Cat(&[
+                    sc(&["1024×1024×1024 NN"]),
+                    Cell::T(" / "),
+                    sc(&["1500×1500×1500 NN"]),
+                    Cell::T(" / "),
+                    sc(&["1536×1536×1536 NN"]),
+                    Cell::T(" / "),
+                    sc(&["2048×2048×2048 NN"]),
+                    Cell::T(" / "),
+                    sc(&["3000×700×900 NN"]),
+                ]),
+            ],
         ],
         note: "Auto (what `Gemm::new` picks) against cuBLAS SGEMM with the same transposes.",
     },

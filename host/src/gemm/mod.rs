@@ -45,7 +45,7 @@
 //! | `ldc` not a multiple of 4 | the epilogue stores scalars |
 //! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
 //! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_plan`]): a rung 9 tile (the least padding of `C` among those that give every SM a block) over slices of `k` filling one wave, into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
-//! | one matrix whose unsplit blocks fit in one uneven wave (some SMs get a block more than others, or none), `k` ≥ 512 | split-k where the estimate of the busiest SM's work ([`busiest_sm_fmas`]) drops by at least [`SPLIT_K_MIN_GAIN`] |
+//! | one matrix whose unsplit blocks fit in one uneven or thin wave (some SMs get a block more than others, or fewer than their launch bounds allow), `k` ≥ 512 | split-k where the estimated time ([`one_wave_cost`]) drops by at least [`SPLIT_K_MIN_GAIN`] |
 //!
 //! A rung chosen with [`Gemm::variant`] runs as chosen (no staging, no
 //! split; a float4 rung refuses layouts it cannot read, rung 5 reads
@@ -65,7 +65,7 @@ use ferrotile_kernels::gemm::simt::Tiling;
 pub use ferrotile_kernels::gemm::simt::{GemmParams, SplitConfig, StageConfig, WarpConfig};
 pub use mma::MmaTile;
 pub use wgmma::WgmmaTile;
-pub use simt::{busiest_sm_fmas, pick, plan_chunks, split_k_plan, split_k_slices, AutoEntry, GemmChunk, AUTO_TABLE, SPLIT_K_MIN_GAIN};
+pub use simt::{one_wave_cost, pick, plan_chunks, split_k_plan, split_k_slices, AutoEntry, GemmChunk, AUTO_TABLE, SPLIT_K_MIN_GAIN};
 
 use crate::{check, Buffer, Context, Element, Error, Result};
 
@@ -413,7 +413,7 @@ impl Gemm {
     /// The split-k tiling and slices [`Gemm::run`] uses on `ctx` for `p`
     /// (1 slice: none): only `Auto` on f32 without tf32, one matrix.
     fn split_on(&self, ctx: &Context, p: &Problem) -> (SplitConfig, usize) {
-        let sms = ctx.device_info().map_or(simt::DEFAULT_SMS, |i| i.sm_count.max(1) as usize);
+        let sms = sm_count(ctx);
         let (auto, slices) = split_k_plan(self.m, self.n, self.k, sms);
         let tiling = self.split_k_tiling.unwrap_or(auto);
         if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 {
@@ -747,6 +747,12 @@ impl Engine {
 
 /// The multiprocessors of `ctx`'s GPU when it runs the wgmma kernels (a
 /// Hopper GPU), for `Auto`.
+/// The multiprocessors of `ctx`'s GPU ([`simt::DEFAULT_SMS`] on the
+/// emulator).
+fn sm_count(ctx: &Context) -> usize {
+    ctx.device_info().map_or(simt::DEFAULT_SMS, |i| i.sm_count.max(1) as usize)
+}
+
 fn hopper_sms(ctx: &Context) -> Option<usize> {
     ctx.device_info().filter(|i| i.compute_capability == (9, 0)).map(|i| i.sm_count.max(1) as usize)
 }

@@ -208,11 +208,11 @@ pub(super) fn needs_staging(p: &super::Problem) -> bool {
 ///   the tiling is the one that covers `C` with the least padding among
 ///   those whose wave gives every SM a block (the larger tile on a tie:
 ///   more FMAs per shared load), else the one with the most blocks.
-/// * **One uneven wave** (the unsplit rung's blocks fit on the GPU at
-///   once, but some multiprocessors get one block more than others, as
-///   144 blocks on 132 SMs, or none): the split whose busiest multiprocessor does
-///   the least work ([`busiest_sm_fmas`], the reduction's traffic
-///   counted in FMAs) when it beats the unsplit rung's by
+/// * **One uneven or thin wave** (the unsplit rung's blocks fit on the
+///   GPU at once, but some multiprocessors get one block more than
+///   others, as 144 blocks on 132 SMs, or fewer blocks than their launch
+///   bounds allow): the split with the least estimated time
+///   ([`one_wave_cost`]) when it beats the unsplit rung's by
 ///   [`SPLIT_K_MIN_GAIN`].
 pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, usize) {
     let small = SplitConfig::B64x64x16W32x32;
@@ -230,16 +230,16 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
         let s = wave(c).0;
         return (c, if s < 2 { 1 } else { s });
     }
-    // One uneven wave: the unsplit rung against every split that fits in
-    // one wave.
+    // One wave: the unsplit rung against every split that fits in one
+    // wave.
     let v = pick(AUTO_TABLE, m, n, k, true);
     let Some(t) = v.tiling() else { return (small, 1) };
     let bps = bounds_blocks_per_sm(v.name());
     let blocks = tiles(t);
-    if blocks > bps * sms || blocks % sms == 0 {
+    if blocks > bps * sms {
         return (small, 1);
     }
-    let unsplit = busiest_sm_fmas(t, blocks, sms, k, 1, m * n);
+    let unsplit = one_wave_cost(t, bps, blocks, sms, k, 1, m * n);
     let best = SplitConfig::ALL
         .iter()
         .flat_map(|&c| (2..=room).map(move |s| (c, s)))
@@ -247,11 +247,11 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
         .map(|(c, s)| {
             let ks = k::gemm::simt::split_k_depth(k as u32, s as u32, c.config().bk as u32) as usize;
             let s = k.div_ceil(ks);
-            ((c, s), busiest_sm_fmas(c.config(), tiles(c.config()) * s, sms, ks, s, m * n))
+            ((c, s), one_wave_cost(c.config(), c.blocks_per_sm(), tiles(c.config()) * s, sms, ks, s, m * n))
         })
-        .min_by_key(|&(_, cost)| cost);
+        .min_by(|a, b| a.1.total_cmp(&b.1));
     match best {
-        Some((plan, cost)) if (cost as f64) < (1.0 - SPLIT_K_MIN_GAIN) * unsplit as f64 => plan,
+        Some((plan, cost)) if cost < (1.0 - SPLIT_K_MIN_GAIN) * unsplit => plan,
         _ => (small, 1),
     }
 }
@@ -260,19 +260,38 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
 /// save before `Auto` takes it (the estimate is coarse).
 pub const SPLIT_K_MIN_GAIN: f64 = 0.1;
 
+/// A block's fixed cost (pipeline fill, epilogue, the launch's tail) in
+/// steps of `k`: what the H100 measured for short split-k slices (1000³
+/// in 3 slices ran its products at two thirds of the rate of 4000-deep
+/// ones).
+pub const BLOCK_OVERHEAD_DEPTH: usize = 256;
+
 /// FMAs an SM could issue in the time the GPU moves one byte (an H100's
 /// f32 FMA rate over its memory bandwidth, rounded: 33.5 T / 3 TB/s).
 const FMAS_PER_BYTE: usize = 11;
 
-/// The estimated time of one wave of `blocks` blocks of tiling `t`, each
-/// `depth` deep, in FMAs of the busiest of `sms` multiprocessors (the
-/// blocks spread evenly, so it holds `⌈blocks / sms⌉`); with `slices > 1`
-/// plus the split-k workspace traffic (each slice of the `elems`
-/// elements of `C` written and read, `C` written) spread over the SMs.
-pub fn busiest_sm_fmas(t: Tiling, blocks: usize, sms: usize, depth: usize, slices: usize, elems: usize) -> usize {
-    let product = blocks.div_ceil(sms) * t.bm * t.bn * depth;
-    let reduce = if slices > 1 { (2 * slices + 1) * elems * 4 * FMAS_PER_BYTE / sms } else { 0 };
+/// The estimated time of one wave of `blocks` blocks of tiling `t`
+/// (launch bounds for `bps` blocks per SM), each `depth` deep, in FMAs
+/// of the busiest of `sms` multiprocessors: the blocks spread evenly, so it holds `L = ⌈blocks / sms⌉` of
+/// them and issues their FMAs at the rate [`tiling_rate`] gives `L`
+/// blocks. With `slices > 1` the split-k workspace traffic is
+/// added (each slice of the `elems` elements of `C` written and read,
+/// `C` written), spread over the SMs. Each block also pays
+/// [`BLOCK_OVERHEAD_DEPTH`].
+pub fn one_wave_cost(t: Tiling, bps: usize, blocks: usize, sms: usize, depth: usize, slices: usize, elems: usize) -> f64 {
+    let l = blocks.div_ceil(sms);
+    let product = (l * t.bm * t.bn * (depth + BLOCK_OVERHEAD_DEPTH)) as f64 / tiling_rate(l, bps);
+    let reduce = if slices > 1 { ((2 * slices + 1) * elems * 4 * FMAS_PER_BYTE) as f64 / sms as f64 } else { 0.0 };
     product + reduce
+}
+
+/// The FMA rate of a tiling with `l` blocks per SM and launch bounds for
+/// `bps`, relative to its rate at full occupancy: `√(min(l, bps) / bps)`
+/// (fewer blocks hide less of each other's latency; coarse, between what
+/// the H100 measured for one block per SM of the 128 × 128 and the
+/// 64 × 128 tiles).
+pub fn tiling_rate(l: usize, bps: usize) -> f64 {
+    (l.clamp(1, bps.max(1)) as f64 / bps.max(1) as f64).sqrt()
 }
 
 /// Blocks per SM of `kernel`'s launch bounds (2 without bounds).
@@ -608,11 +627,11 @@ mod tests {
                     let v = pick(AUTO_TABLE, m, n, k, true);
                     let vt = v.tiling().unwrap();
                     let blocks = tiles(vt);
-                    proptest::prop_assert!(blocks % sms != 0 && blocks <= bounds_blocks_per_sm(v.name()) * sms);
+                    proptest::prop_assert!(blocks <= bounds_blocks_per_sm(v.name()) * sms);
                     let ks = k.div_ceil(s);
-                    let split = busiest_sm_fmas(t, tiles(t) * s, sms, ks.next_multiple_of(t.bk), s, m * n);
-                    let unsplit = busiest_sm_fmas(vt, blocks, sms, k, 1, m * n);
-                    proptest::prop_assert!((split as f64) < (1.0 - SPLIT_K_MIN_GAIN) * unsplit as f64, "{split} vs {unsplit}");
+                    let split = one_wave_cost(t, c.blocks_per_sm(), tiles(t) * s, sms, ks.next_multiple_of(t.bk), s, m * n);
+                    let unsplit = one_wave_cost(vt, bounds_blocks_per_sm(v.name()), blocks, sms, k, 1, m * n);
+                    proptest::prop_assert!(split < (1.0 - SPLIT_K_MIN_GAIN) * unsplit, "{split} vs {unsplit}");
                 } else if s * tiles(t) >= sms {
                     for o in SplitConfig::ALL {
                         let o_tiles = tiles(o.config());
@@ -640,11 +659,13 @@ mod tests {
         assert_eq!(split_k_plan(2048, 2048, 65536, 132).1, 1);
         assert!(split_k_plan(1024, 1024, 65536, 132).1 > 1);
         assert_eq!(split_k_plan(4096, 4096, 4096, 132).1, 1);
-        // One even wave (1000³: 128 blocks of 128 × 64 on 132 SMs): no split.
+        // One wave of one block per SM, each long enough: no split.
         assert_eq!(split_k_plan(1000, 1000, 1000, 132).1, 1);
         assert_eq!(split_k_plan(1024, 1024, 1024, 132).1, 1);
-        // One uneven wave (144 blocks of 64 × 128 on 132 SMs): split.
+        // One uneven wave (144 blocks of 64 × 128 on 132 SMs), or a thin
+        // one of deep blocks: split.
         assert!(split_k_plan(1023, 1025, 1021, 132).1 > 1);
+        assert!(split_k_plan(1000, 1000, 4000, 132).1 > 1);
     }
 
     #[test]
