@@ -65,7 +65,7 @@ use ferrotile_kernels::gemm::simt::Tiling;
 pub use ferrotile_kernels::gemm::simt::{GemmParams, SplitConfig, StageConfig, WarpConfig};
 pub use mma::MmaTile;
 pub use wgmma::WgmmaTile;
-pub use simt::{one_wave_cost, pick, plan_chunks, split_k_plan, split_k_slices, AutoEntry, GemmChunk, AUTO_TABLE, SPLIT_K_MIN_GAIN};
+pub use simt::{one_wave_cost, pick, plan_chunks, split_k_plan, split_k_slices, tiling_rate, AutoEntry, GemmChunk, AUTO_TABLE, BLOCK_OVERHEAD_DEPTH, SPLIT_K_MIN_GAIN};
 
 use crate::{check, Buffer, Context, Element, Error, Result};
 
