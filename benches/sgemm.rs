@@ -228,8 +228,7 @@ fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
             Some(cb) => Some(p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?.0),
             None => None,
         };
-        let (split, slices) = p.gemm.split_k_plan_on(ctx);
-        let kernel = if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { p.gemm.resolved_variant()?.name().to_string() };
+        let kernel = auto_kernel(ctx, &p.gemm)?;
         let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
         let unsplit = p.gemm.split_k(1);
         let (tu, check_u) = p.measure(ctx, &mut c, |c| unsplit.run(ctx, &p.a, &p.b, c))?;
@@ -240,19 +239,32 @@ fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         if CLASSES.iter().any(|c| (c.1, c.2, c.3, c.4, c.5) == (m, n, k, false, false)) {
             continue; // recorded by its class row
         }
-        results::record(Measured {
-            family: "sgemm_class",
-            kernel: &kernel,
-            rung: Some("mid-size"),
-            shape: &format!("{m}×{n}×{k} NN"),
-            dtype: "f32",
-            time: t,
-            work: Work::GFlops(2.0 * (m * n * k) as f64),
-            ceiling: cb.map(|tc| ("cuBLAS SGEMM (same transposes)", tc)),
-            check: &check,
-        });
+        record_class("mid-size", &kernel, (m, n, k), "NN", t, cb, &check);
     }
     Ok(())
+}
+
+/// Auto's kernel for `g` on `ctx` as the tables name it (split-k: the
+/// tile, the slices and the reduction).
+fn auto_kernel(ctx: &Context, g: &Gemm) -> Result<String> {
+    let (split, slices) = g.split_k_plan_on(ctx);
+    Ok(if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { g.resolved_variant()?.name().to_string() })
+}
+
+/// The record of a class row, as `cargo xtask import-log` makes it
+/// (family `sgemm_class`, shape `m×n×k OP`, rung: the class).
+fn record_class(class: &str, kernel: &str, (m, n, k): (usize, usize, usize), op: &str, t: Duration, cublas: Option<Duration>, check: &str) {
+    results::record(Measured {
+        family: "sgemm_class",
+        kernel,
+        rung: Some(class),
+        shape: &format!("{m}×{n}×{k} {op}"),
+        dtype: "f32",
+        time: t,
+        work: Work::GFlops(2.0 * (m * n * k) as f64),
+        ceiling: cublas.map(|tc| ("cuBLAS SGEMM (same transposes)", tc)),
+        check,
+    });
 }
 
 /// One row per [`CLASSES`] entry: cuBLAS and `Auto` (the kernel it
@@ -269,9 +281,8 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
             Some(cb) => Some(p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?),
             None => None,
         };
-        let auto = p.gemm.resolved_variant()?;
-        let (split, slices) = p.gemm.split_k_plan_on(ctx);
-        let kernel = if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { auto.name().to_string() };
+        let kernel = auto_kernel(ctx, &p.gemm)?;
+        let slices = p.gemm.split_k_slices_on(ctx);
         let (t, check) = p.measure(ctx, &mut c, |c| p.gemm.run(ctx, &p.a, &p.b, c))?;
         let cb_time = ceiling.as_ref().map(|(tc, _)| *tc);
         let (cb_ms, pct, cb_check) = match ceiling {
@@ -280,19 +291,7 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         };
         let check = if cb_check == "ok" || cb_check == "—" { check } else { format!("{check} (cuBLAS: {cb_check})") };
         println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {kernel} | {pct} | {check} |", ms(t));
-        // The record `cargo xtask import-log` makes of this row (family
-        // `sgemm_class`, shape `m×n×k OP`, rung: the class).
-        results::record(Measured {
-            family: "sgemm_class",
-            kernel: &kernel,
-            rung: Some(class),
-            shape: &format!("{m}×{n}×{k} {op}"),
-            dtype: "f32",
-            time: t,
-            work: Work::GFlops(2.0 * (m * n * k) as f64),
-            ceiling: cb_time.map(|tc| ("cuBLAS SGEMM (same transposes)", tc)),
-            check: &check,
-        });
+        record_class(class, &kernel, (m, n, k), &op, t, cb_time, &check);
         if slices == 1 && (ta || tb || [k, n].iter().any(|d| d % 4 != 0)) {
             breakdown(ctx, (m, n, k), t)?;
         }
