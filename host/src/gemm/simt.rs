@@ -216,6 +216,10 @@ pub(super) fn needs_staging(p: &super::Problem) -> bool {
 ///   [`SPLIT_K_MIN_GAIN`].
 pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, usize) {
     let small = SplitConfig::B64x64x16W32x32;
+    let sms = sms.max(1);
+    if m == 0 || n == 0 {
+        return (small, 1); // an empty `C`: nothing to split
+    }
     let room = k / k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize;
     let tiles = |t: Tiling| m.div_ceil(t.bm) * n.div_ceil(t.bn);
     if tiles(small.config()) < sms {
@@ -279,6 +283,7 @@ const FMAS_PER_BYTE: usize = 11;
 /// `C` written), spread over the SMs. Each block also pays
 /// [`BLOCK_OVERHEAD_DEPTH`].
 pub fn one_wave_cost(t: Tiling, bps: usize, blocks: usize, sms: usize, depth: usize, slices: usize, elems: usize) -> f64 {
+    let sms = sms.max(1);
     let l = blocks.div_ceil(sms);
     let product = (l * t.bm * t.bn * (depth + BLOCK_OVERHEAD_DEPTH)) as f64 / tiling_rate(l, bps);
     let reduce = if slices > 1 { ((2 * slices + 1) * elems * 4 * FMAS_PER_BYTE) as f64 / sms as f64 } else { 0.0 };
@@ -643,6 +648,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn split_k_plans_of_degenerate_shapes_do_not_panic() {
+        for (m, n, k, sms) in [(0, 0, 0, 0), (1, 1, 1, 0), (0, 7, 9, 132), (5000, 5000, 0, 1), (1, 1, 1 << 30, 1)] {
+            let (_, s) = split_k_plan(m, n, k, sms);
+            assert!(s >= 1);
+        }
+        assert!(one_wave_cost(SplitConfig::B64x64x16W32x32.config(), 0, 0, 0, 0, 2, 0).is_finite());
     }
 
     #[test]
