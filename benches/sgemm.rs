@@ -236,6 +236,16 @@ fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         let cb_ms = cb.map_or("—".into(), |c| format!("{:.3}", ms(c)));
         let check = if check_u == "ok" { check } else { format!("{check} (unsplit: {check_u})") };
         println!("| {m}×{n}×{k} | {cb_ms} | {:.3} | {kernel} | {} | {:.3} | {} | {check} |", ms(t), pct(t), ms(tu), pct(tu));
+        // Where Auto splits: every split tile at its slice count (printed,
+        // not recorded), to check the tile choice.
+        let (_, slices) = p.gemm.split_k_plan_on(ctx);
+        if slices > 1 {
+            for &tile in ferrotile::gemm::SplitConfig::ALL {
+                let g = p.gemm.split_k(slices).split_k_tiling(tile);
+                let (tt, chk) = p.measure(ctx, &mut c, |c| g.run(ctx, &p.a, &p.b, c))?;
+                println!("| ↳ | | {:.3} | {} × {slices} forced | {} | | | {chk} |", ms(tt), tile.name(), pct(tt));
+            }
+        }
         if CLASSES.iter().any(|c| (c.1, c.2, c.3, c.4, c.5) == (m, n, k, false, false)) {
             continue; // recorded by its class row
         }
@@ -447,6 +457,17 @@ fn autotune(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         (1000, 1000, 1000),
         (256, 4096, 4096),
         (4096, 256, 4096),
+        // Medium shapes whose blocks fit in about one wave: between them
+        // the block count decides (a grid, not the benchmark's shapes).
+        (768, 768, 768),
+        (1280, 1280, 1280),
+        (1408, 1408, 1408),
+        (1664, 1664, 1664),
+        (1792, 1792, 1792),
+        (2560, 2560, 2560),
+        (1280, 1280, 4096),
+        (2560, 640, 1280),
+        (640, 2560, 1280),
     ];
     let candidates: Vec<GemmVariant> = GemmVariant::all().into_iter().filter(|&v| v.needs_float4() && selected(v)).collect();
     println!("\n| m×n×k | kernel | time ms | GFLOP/s | % of cuBLAS | check |");

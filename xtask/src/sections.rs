@@ -289,7 +289,7 @@ const T25: &str = "2026-11-25-h100-transpose";
 /// Odd shapes after the staging and memory-pool changes (tensor-core odd
 /// rows and the SGEMM shape classes, one run).
 const ODD26: &str = "2026-11-26-h100-odd";
-const SPLITK26: &str = "2026-11-26-h100-splitk";
+const SPLITK26: &str = "2026-11-26-h100-final";
 const BLUR25: &str = "2026-11-25-h100-blur";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";

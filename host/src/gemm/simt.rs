@@ -32,7 +32,10 @@ pub struct AutoEntry {
 /// (distance: sum of |log2| ratios of m, n, k). Regenerate on a GPU with
 /// `FERROTILE_AUTOTUNE=1 cargo bench --bench sgemm`, which prints this
 /// table. Measured on an NVIDIA H100 80GB HBM3 (driver 580.159.04,
-/// 2026-11-22): the fastest float4 rung or configuration at each shape.
+/// 2026-11-26, docs/benchmarks/2026-11-26-h100-autotune/): the fastest of
+/// the shipped rung 9 configurations at each shape, with a grid of medium
+/// shapes whose blocks fill about one wave (768³–2560³), where the block
+/// count decides between the tiles.
 pub const AUTO_TABLE: &[AutoEntry] = &[
     AutoEntry { m: 128, n: 128, k: 128, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 512, n: 512, k: 512, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
@@ -41,9 +44,18 @@ pub const AUTO_TABLE: &[AutoEntry] = &[
     AutoEntry { m: 4096, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
     AutoEntry { m: 8192, n: 8192, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
     AutoEntry { m: 4096, n: 1024, k: 8192, variant: GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2) },
-    AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
+    AutoEntry { m: 1000, n: 1000, k: 1000, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 256, n: 4096, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
     AutoEntry { m: 4096, n: 256, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 768, n: 768, k: 768, variant: GemmVariant::Warptile(WarpConfig::B64x64x16W32x32) },
+    AutoEntry { m: 1280, n: 1280, k: 1280, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 1408, n: 1408, k: 1408, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 1664, n: 1664, k: 1664, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
+    AutoEntry { m: 1792, n: 1792, k: 1792, variant: GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3) },
+    AutoEntry { m: 2560, n: 2560, k: 2560, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 1280, n: 1280, k: 4096, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 2560, n: 640, k: 1280, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
+    AutoEntry { m: 640, n: 2560, k: 1280, variant: GemmVariant::Warptile(WarpConfig::B64x128x16W32x64Lb3) },
 ];
 
 /// The rung `table` holds for the entry nearest to `(m, n, k)`; the
@@ -236,7 +248,7 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
     }
     // One wave: the unsplit rung against every split that fits in one
     // wave.
-    let v = pick(AUTO_TABLE, m, n, k, true);
+    let v = auto_variant(m, n, k, sms);
     let Some(t) = v.tiling() else { return (small, 1) };
     let bps = bounds_blocks_per_sm(v.name());
     let blocks = tiles(t);
@@ -257,6 +269,28 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
     match best {
         Some((plan, cost)) if cost < (1.0 - SPLIT_K_MIN_GAIN) * unsplit => plan,
         _ => (small, 1),
+    }
+}
+
+/// The rung `Auto` runs a float4 product on unsplit: [`pick`]'s nearest
+/// [`AUTO_TABLE`] entry, unless that rung's blocks fit in one wave on
+/// `sms` multiprocessors and another rung of the table with launch bounds
+/// whose blocks fit too is estimated faster ([`one_wave_cost`]) by
+/// [`SPLIT_K_MIN_GAIN`] (the table was measured at shapes whose waves
+/// are full; between them the block count decides).
+pub fn auto_variant(m: usize, n: usize, k: usize, sms: usize) -> GemmVariant {
+    let v = pick(AUTO_TABLE, m, n, k, true);
+    let cost = |v: GemmVariant| -> Option<f64> {
+        let t = v.tiling()?;
+        let (bps, blocks) = (bounds_blocks_per_sm(v.name()), m.div_ceil(t.bm) * n.div_ceil(t.bn));
+        (blocks <= bps * sms).then(|| one_wave_cost(t, bps, blocks, sms, k, 1, m * n) / tile_rate(&t))
+    };
+    let Some(base) = cost(v) else { return v };
+    let bounded = |v: &GemmVariant| k::gemm::simt::LAUNCH_BOUNDS.iter().any(|b| b.kernel == v.name());
+    let best = AUTO_TABLE.iter().map(|e| e.variant).filter(bounded).filter_map(|w| Some((w, cost(w)?))).min_by(|a, b| a.1.total_cmp(&b.1));
+    match best {
+        Some((w, c)) if c < (1.0 - SPLIT_K_MIN_GAIN) * base => w,
+        _ => v,
     }
 }
 
@@ -290,13 +324,28 @@ pub fn one_wave_cost(t: Tiling, bps: usize, blocks: usize, sms: usize, depth: us
     product + reduce
 }
 
-/// The FMA rate of a tiling with `l` blocks per SM and launch bounds for
+/// The FMA rate of a tile with `l` blocks per SM and launch bounds for
 /// `bps`, relative to its rate at full occupancy: `√(min(l, bps) / bps)`
 /// (fewer blocks hide less of each other's latency; coarse, between what
 /// the H100 measured for one block per SM of the 128 × 128 and the
 /// 64 × 128 tiles).
 pub fn tiling_rate(l: usize, bps: usize) -> f64 {
     (l.clamp(1, bps.max(1)) as f64 / bps.max(1) as f64).sqrt()
+}
+
+/// The rung 9 block tiles' FMA rates at full occupancy relative to the
+/// 128 × 128 tile: the products alone at 4096³ on the H100 (2.78, 3.02,
+/// 3.19 and 3.52 ms, docs/benchmarks/2026-11-26-h100-splitk/run1).
+/// [`auto_variant`] weighs the unsplit tiles with them; the split-k tiles
+/// are compared by occupancy alone ([`one_wave_cost`]): at the medium
+/// shapes measured (run 5 of that directory) their order does not follow
+/// these rates (the 128 × 64 tile was the fastest split of two of five).
+pub const TILE_RATES: &[((usize, usize), f64)] = &[((128, 128), 1.0), ((64, 128), 0.92), ((128, 64), 0.87), ((64, 64), 0.79)];
+
+/// The full-occupancy rate of tile `t` ([`TILE_RATES`]; 0.8 for a tile
+/// not measured).
+pub fn tile_rate(t: &Tiling) -> f64 {
+    TILE_RATES.iter().find(|r| r.0 == (t.bm, t.bn)).map_or(0.8, |r| r.1)
 }
 
 /// Blocks per SM of `kernel`'s launch bounds (2 without bounds).
@@ -629,7 +678,7 @@ mod tests {
                 proptest::prop_assert!(s * tiles(t) <= c.blocks_per_sm() * sms, "{c:?} × {s}: over one wave");
                 proptest::prop_assert!(k / s >= k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize);
                 if m.div_ceil(64) * n.div_ceil(64) >= sms {
-                    let v = pick(AUTO_TABLE, m, n, k, true);
+                    let v = auto_variant(m, n, k, sms);
                     let vt = v.tiling().unwrap();
                     let blocks = tiles(vt);
                     proptest::prop_assert!(blocks <= bounds_blocks_per_sm(v.name()) * sms);
@@ -646,6 +695,27 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Auto's unsplit rung is the table's nearest one, or a bounded
+        /// rung of the table whose blocks fit one wave and whose weighted
+        /// estimate beats the nearest one's by the margin.
+        #[test]
+        fn auto_variant_keeps_the_nearest_entry_unless_one_wave_says_otherwise(m in 1usize..5000, n in 1usize..5000, k in 1usize..20000, sms in 1usize..200) {
+            let (v, w) = (pick(AUTO_TABLE, m, n, k, true), auto_variant(m, n, k, sms));
+            if v != w {
+                proptest::prop_assert!(AUTO_TABLE.iter().any(|e| e.variant == w));
+                let cost = |v: GemmVariant| {
+                    let t = v.tiling().unwrap();
+                    let (bps, blocks) = (bounds_blocks_per_sm(v.name()), m.div_ceil(t.bm) * n.div_ceil(t.bn));
+                    proptest::prop_assert!(blocks <= bps * sms);
+                    Ok(one_wave_cost(t, bps, blocks, sms, k, 1, m * n) / tile_rate(&t))
+                };
+                proptest::prop_assert!(k::gemm::simt::LAUNCH_BOUNDS.iter().any(|b| b.kernel == w.name()));
+                proptest::prop_assert!(cost(w)? < (1.0 - SPLIT_K_MIN_GAIN) * cost(v)?);
             }
         }
     }
@@ -680,6 +750,10 @@ mod tests {
         // one of deep blocks: split.
         assert!(split_k_plan(1023, 1025, 1021, 132).1 > 1);
         assert!(split_k_plan(1000, 1000, 4000, 132).1 > 1);
+        // 264 blocks of 128 × 64 (two per SM) rather than the table's
+        // nearest rung, 282 blocks of 64 × 128 (three on some SMs).
+        assert_eq!(auto_variant(3000, 700, 900, 132), GemmVariant::Warptile(WarpConfig::B128x64x8W64x32Lb3));
+        assert_eq!(auto_variant(4096, 4096, 4096, 132), GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2));
     }
 
     #[test]
