@@ -258,7 +258,10 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             }
             sync_threads();
 
-            // Outputs: round k takes segment bytes 32 k + lane.
+            // Outputs: lane takes the staging row's 4-byte words 32 k + lane
+            // (staging byte b holds segment byte b − osh + h); a word whose
+            // four windows are full is four prefix differences and four
+            // multiply-highs with no per-byte test, and one 4-byte store.
             if active {
                 let y = row_at(i);
                 let full_rows = y >= r && y + r < p.height;
@@ -267,20 +270,38 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 let (_, osh) = win_chunk_split(win_seg_start(y, rb, x0, 0));
                 let prow = pl.offset(g, WIN_P_PAD as usize);
                 let full = full_count(r);
-                // Only the rounds that hold output bytes (runtime bounds:
-                // an unrolled loop of every round took ~200 registers).
-                for k in h / 32..(h + band_bytes).div_ceil(32) {
-                    let e = 32 * k + lane;
-                    if e >= h && e < h + band_bytes {
-                        let sum = pre.load(prow + (e + h) as usize).wrapping_sub(pre.load(prow + (e - h) as usize - C as usize));
-                        let x = x0 + e - h;
-                        let q = if full_rows && x >= h && x + h < rb {
-                            div_round_magic_shift(sum, full, p.magic, p.shift)
-                        } else {
-                            div_round_half_up(sum, window_len(x / C, r, p.width) * cy)
-                        };
-                        vsum.store(ol.offset(g, (osh + e - h) as usize), q as u8);
+                let end = osh + band_bytes;
+                let mut wd = osh / 4 + lane;
+                while wd < end.div_ceil(4) {
+                    let b0 = 4 * wd;
+                    let mut word = 0u32;
+                    // Segment byte and column of the word's first byte
+                    // (only read when the word is inside the band).
+                    let (e0, xw) = (b0.wrapping_sub(osh) + h, (x0 + b0).wrapping_sub(osh));
+                    if full_rows && b0 >= osh && b0 + 4 <= end && xw >= h && xw + 3 + h < rb {
+                        let (hi, lo) = (prow + (e0 + h) as usize, prow + (e0 - h) as usize - C as usize);
+                        for j in 0..4 {
+                            let sum = pre.load(hi + j).wrapping_sub(pre.load(lo + j));
+                            word |= div_round_magic_shift(sum, full, p.magic, p.shift) << (8 * j);
+                        }
+                    } else {
+                        for j in 0..4u32 {
+                            let b = b0 + j;
+                            if b >= osh && b < end {
+                                let e = b - osh + h;
+                                let sum = pre.load(prow + (e + h) as usize).wrapping_sub(pre.load(prow + (e - h) as usize - C as usize));
+                                let x = x0 + e - h;
+                                let q = if full_rows && x >= h && x + h < rb {
+                                    div_round_magic_shift(sum, full, p.magic, p.shift)
+                                } else {
+                                    div_round_half_up(sum, window_len(x / C, r, p.width) * cy)
+                                };
+                                word |= q << (8 * j);
+                            }
+                        }
                     }
+                    vsum.cast::<u32>().store(ol.offset(g, b0 as usize) / 4, word);
+                    wd += 32;
                 }
             }
             sync_threads();
