@@ -311,7 +311,7 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
 
 /// What a staged class's time is made of (printed, not recorded): the
 /// product alone on operands whose rows are already padded to 16 bytes
-/// (Auto's pick and every shipped rung 9 configuration), against Auto's
+/// (Auto's pick and every rung of its table), against Auto's
 /// whole time `auto` (staging included). Timing only: these runs are not
 /// checked.
 fn breakdown(ctx: &Context, (m, n, k): (usize, usize, usize), auto: Duration) -> Result<()> {
@@ -327,11 +327,7 @@ fn breakdown(ctx: &Context, (m, n, k): (usize, usize, usize), auto: Duration) ->
     let b = ctx.upload(&pad(&random_f32(k * n, 12), k, n, ldb))?;
     let mut c = ctx.alloc::<f32>(m * ldb)?;
     let g = Gemm::new(m, n, k).lda(lda).ldb(ldb).ldc(ldb);
-    let mut time = |g: Gemm| -> Result<Duration> {
-        let once = ctx.time(1, 1, || g.run(ctx, &a, &b, &mut c))?;
-        let reps = ((TARGET.as_secs_f64() / once.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
-        ctx.time(2, reps, || g.run(ctx, &a, &b, &mut c))
-    };
+    let mut time = |g: Gemm| time_adaptive(ctx, || g.run(ctx, &a, &b, &mut c));
     let t = time(g)?;
     let share = |t: Duration| format!("{:.1} % of Auto's time", 100.0 * t.as_secs_f64() / auto.as_secs_f64());
     println!("| ↳ | product alone, rows padded to 16 B (Auto → {}) | | | {:.3} | {} | | timing only |", g.resolved_variant()?.name(), ms(t), share(t));
@@ -425,12 +421,18 @@ impl Problem {
             }
             Err(e) => return Ok((Duration::from_secs(3600), format!("FAIL ({e})"))),
         };
-        let once = ctx.time(0, 1, || f(c))?;
-        let reps = ((TARGET.as_secs_f64() / once.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
-        let warmup = if once > TARGET { 0 } else { 2 };
-        let t = ctx.time(warmup, reps, || f(c))?;
-        Ok((t, check))
+        Ok((time_adaptive(ctx, || f(c))?, check))
     }
+}
+
+/// The median time of `f` over repetitions that add up to about
+/// [`TARGET`] (at least 3), after two warm-up calls unless one call
+/// already takes longer than that.
+fn time_adaptive(ctx: &Context, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
+    let once = ctx.time(0, 1, &mut f)?;
+    let reps = ((TARGET.as_secs_f64() / once.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
+    let warmup = if once > TARGET { 0 } else { 2 };
+    ctx.time(warmup, reps, f)
 }
 
 

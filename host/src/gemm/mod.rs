@@ -396,7 +396,7 @@ impl Gemm {
     /// Split-k on the f32 ladder's `Auto` path: `k` in `slices` slices
     /// whose partial products are summed in slice order by a second
     /// kernel (deterministic). 1 turns it off; without this call `Auto`
-    /// chooses ([`split_k_slices`]). Ignored for a batch, a chosen rung,
+    /// chooses ([`split_k_plan`]). Ignored for a batch, a chosen rung,
     /// and the tensor-core engines.
     pub fn split_k(mut self, slices: usize) -> Self {
         self.split_k = Some(slices.max(1));

@@ -233,7 +233,7 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
         return (small, 1); // an empty `C`: nothing to split
     }
     let room = k / k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize;
-    let tiles = |t: Tiling| m.div_ceil(t.bm) * n.div_ceil(t.bn);
+    let tiles = |t: Tiling| t.tiles(m, n);
     if tiles(small.config()) < sms {
         // Slices of one full wave of `c`'s blocks, and those blocks.
         let wave = |c: SplitConfig| {
@@ -256,10 +256,10 @@ pub fn split_k_plan(m: usize, n: usize, k: usize, sms: usize) -> (SplitConfig, u
         return (small, 1);
     }
     let unsplit = one_wave_cost(t, bps, blocks, sms, k, 1, m * n);
+    // Slice counts whose blocks fit one wave of the tile's launch bounds.
     let best = SplitConfig::ALL
         .iter()
-        .flat_map(|&c| (2..=room).map(move |s| (c, s)))
-        .filter(|&(c, s)| tiles(c.config()) * s <= c.blocks_per_sm() * sms)
+        .flat_map(|&c| (2..=room.min(c.blocks_per_sm() * sms / tiles(c.config()))).map(move |s| (c, s)))
         .map(|(c, s)| {
             let ks = k::gemm::simt::split_k_depth(k as u32, s as u32, c.config().bk as u32) as usize;
             let s = k.div_ceil(ks);
@@ -282,11 +282,11 @@ pub fn auto_variant(m: usize, n: usize, k: usize, sms: usize) -> GemmVariant {
     let v = pick(AUTO_TABLE, m, n, k, true);
     let cost = |v: GemmVariant| -> Option<f64> {
         let t = v.tiling()?;
-        let (bps, blocks) = (bounds_blocks_per_sm(v.name()), m.div_ceil(t.bm) * n.div_ceil(t.bn));
+        let (bps, blocks) = (bounds_blocks_per_sm(v.name()), t.tiles(m, n));
         (blocks <= bps * sms).then(|| one_wave_cost(t, bps, blocks, sms, k, 1, m * n) / tile_rate(&t))
     };
     let Some(base) = cost(v) else { return v };
-    let bounded = |v: &GemmVariant| k::gemm::simt::LAUNCH_BOUNDS.iter().any(|b| b.kernel == v.name());
+    let bounded = |v: &GemmVariant| k::gemm::simt::bounds_blocks_per_sm(v.name()).is_some();
     let best = AUTO_TABLE.iter().map(|e| e.variant).filter(bounded).filter_map(|w| Some((w, cost(w)?))).min_by(|a, b| a.1.total_cmp(&b.1));
     match best {
         Some((w, c)) if c < (1.0 - SPLIT_K_MIN_GAIN) * base => w,
@@ -348,9 +348,10 @@ pub fn tile_rate(t: &Tiling) -> f64 {
     TILE_RATES.iter().find(|r| r.0 == (t.bm, t.bn)).map_or(0.8, |r| r.1)
 }
 
-/// Blocks per SM of `kernel`'s launch bounds (2 without bounds).
+/// Blocks per SM of `kernel`'s launch bounds (2 without bounds, as
+/// [`SplitConfig::blocks_per_sm`] assumes).
 fn bounds_blocks_per_sm(kernel: &str) -> usize {
-    k::gemm::simt::LAUNCH_BOUNDS.iter().find(|b| b.kernel == kernel).map_or(2, |b| b.min_blocks_per_sm as usize)
+    k::gemm::simt::bounds_blocks_per_sm(kernel).unwrap_or(2)
 }
 
 /// The slices of [`split_k_plan`] (1: no split).
@@ -673,7 +674,7 @@ mod tests {
         fn split_k_plans_fill_one_wave_with_the_least_padding(m in 1usize..3000, n in 1usize..3000, k in 1usize..200_000, sms in 1usize..200) {
             let (c, s) = split_k_plan(m, n, k, sms);
             let t = c.config();
-            let tiles = |t: Tiling| m.div_ceil(t.bm) * n.div_ceil(t.bn);
+            let tiles = |t: Tiling| t.tiles(m, n);
             if s > 1 {
                 proptest::prop_assert!(s * tiles(t) <= c.blocks_per_sm() * sms, "{c:?} × {s}: over one wave");
                 proptest::prop_assert!(k / s >= k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize);
@@ -689,7 +690,7 @@ mod tests {
                 } else if s * tiles(t) >= sms {
                     for o in SplitConfig::ALL {
                         let o_tiles = tiles(o.config());
-                        let o_s = (o.blocks_per_sm() * sms / o_tiles).min(k / 256).max(1);
+                        let o_s = (o.blocks_per_sm() * sms / o_tiles).min(k / k::gemm::simt::index::SPLIT_K_MIN_DEPTH as usize).max(1);
                         if o_s * o_tiles >= sms {
                             proptest::prop_assert!(c.padded_area(m, n) <= o.padded_area(m, n), "{c:?} pads more than {o:?}");
                         }
@@ -710,11 +711,11 @@ mod tests {
                 proptest::prop_assert!(AUTO_TABLE.iter().any(|e| e.variant == w));
                 let cost = |v: GemmVariant| {
                     let t = v.tiling().unwrap();
-                    let (bps, blocks) = (bounds_blocks_per_sm(v.name()), m.div_ceil(t.bm) * n.div_ceil(t.bn));
+                    let (bps, blocks) = (bounds_blocks_per_sm(v.name()), t.tiles(m, n));
                     proptest::prop_assert!(blocks <= bps * sms);
                     Ok(one_wave_cost(t, bps, blocks, sms, k, 1, m * n) / tile_rate(&t))
                 };
-                proptest::prop_assert!(k::gemm::simt::LAUNCH_BOUNDS.iter().any(|b| b.kernel == w.name()));
+                proptest::prop_assert!(k::gemm::simt::bounds_blocks_per_sm(w.name()).is_some());
                 proptest::prop_assert!(cost(w)? < (1.0 - SPLIT_K_MIN_GAIN) * cost(v)?);
             }
         }

@@ -140,6 +140,10 @@ impl Tiling {
         let step = if self.wm == 0 { 4 } else { self.warp_tiling().ln() * 4 };
         Layout2 { rows: self.tn / 4, cols: 4, row_stride: step, col_stride: 1 }
     }
+    /// Block tiles that cover an `m × n` `C` (the blocks of a launch).
+    pub const fn tiles(&self, m: usize, n: usize) -> usize {
+        m.div_ceil(self.bm) * n.div_ceil(self.bn)
+    }
     /// Grid and shared memory for `p`.
     pub const fn config(&self, p: &GemmParams) -> LaunchConfig {
         tiled_config(p, self.bm, self.bn, self.threads() as u32).with_shared(self.shared_bytes())

@@ -38,6 +38,12 @@ pub use split_k::*;
 pub use super::{write_c, GemmParams};
 use crate::launch::LaunchBounds;
 
+/// Blocks per SM the launch bounds of SIMT GEMM kernel `kernel` promise
+/// (`None`: it has none).
+pub fn bounds_blocks_per_sm(kernel: &str) -> Option<usize> {
+    LAUNCH_BOUNDS.iter().find(|b| b.kernel == kernel).map(|b| b.min_blocks_per_sm as usize)
+}
+
 /// Every SIMT GEMM kernel with launch bounds (rung 9's, rung 10's and
 /// split-k's tables).
 pub const LAUNCH_BOUNDS: &[LaunchBounds] = {

@@ -108,14 +108,14 @@ impl SplitConfig {
     /// plus the padding of the edge tiles).
     pub const fn padded_area(self, m: usize, n: usize) -> usize {
         let t = self.config();
-        m.div_ceil(t.bm) * t.bm * n.div_ceil(t.bn) * t.bn
+        t.tiles(m, n) * t.bm * t.bn
     }
 
     /// Blocks of the kernel one SM holds, as the launch bounds promise
     /// (2 for a row without bounds: its registers and shared memory allow
     /// at least that).
     pub fn blocks_per_sm(self) -> usize {
-        Self::BOUNDS.iter().find(|b| b.kernel == self.name()).map_or(2, |b| b.min_blocks_per_sm as usize)
+        super::bounds_blocks_per_sm(self.name()).unwrap_or(2)
     }
 }
 
