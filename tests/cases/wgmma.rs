@@ -51,6 +51,9 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
                 let case = Spec { alpha: 1.5, beta: -0.75, ..mk(m, n, kk) };
                 push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, false);
             }
+            // Whole tiles inside C with β = 0 over a NaN C, no bias: the
+            // epilogue's short path (the other shapes reach it only with β).
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x300x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 300, 200) }, false);
             // Padded leading dimensions, β = 0 over a NaN C.
             push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
             for &(m, n, kk) in GPU_SHAPES {
@@ -70,6 +73,9 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
             for (act, a) in [(Activation::Relu, "relu"), (Activation::GeluTanh, "gelu")] {
                 let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(45, 70, 33) };
                 push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x33", tile.name()), case, false);
+                // Whole tiles inside C: the short path with β, bias and activation.
+                let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(130, 260, 40) };
+                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x260x40", tile.name()), case, false);
                 // Split-K, the epilogue in the reduction.
                 let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 70, 600) };
                 push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x600", tile.name()), case, false);

@@ -32,7 +32,10 @@
 //! * **Epilogue** straight from the accumulator fragment
 //!   ([`crate::layout::wgmma::d_fragment`]): `α·acc + β·C + bias[col]`,
 //!   then the activation, two adjacent columns per store, predicated at
-//!   the edges.
+//!   the edges; tiles wholly inside `C` take a short path without tests,
+//!   and on the `128 × 256` tile with a 16-bit output and nothing but `α`
+//!   the rounded results are held in registers and stored during the next tile's
+//!   first k-steps, while the tensor cores compute.
 //!
 //! The kernels are one table, [`wgmma_table!`](crate::wgmma_table).
 
@@ -48,7 +51,7 @@ use crate::arch::sm90::{
 };
 use crate::arch::{block_idx_x, dynamic_shared, fma, grid_dim_x, sync_threads, thread_idx_x, Global};
 use crate::launch::LaunchConfig;
-use crate::layout::wgmma::{d_fragment, WARPGROUP};
+use crate::layout::wgmma::{d_fragment, WARPGROUP, WGMMA_M};
 use crate::variant_family;
 
 /// Index of `A`'s tensor map in the kernel's map buffer.
@@ -245,6 +248,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let tw = t % WARPGROUP as usize;
             let lane = tw % 32;
             let mut acc = [0u32; R];
+            // The last tile's rounded results, when its stores are deferred
+            // (see [`Held`]).
+            let mut held = Held::<O, R>::new();
             let mut it = 0usize;
             let mut unit = block_idx_x() as usize;
             while unit < units {
@@ -261,6 +267,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > k0 || j > 0);
                     }
                     wgmma_commit_group();
+                    // While the tensor cores work: some of the last tile's stores.
+                    held.store(c, p.g.ldc as usize, tw, Held::<O, R>::PER_STEP);
                     // The previous stage's group is done: release its stage.
                     wgmma_wait_group::<1, R>(&mut acc);
                     if kt > k0 && lane == 0 {
@@ -275,10 +283,97 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 if k1 == k0 {
                     acc = [0; R];
                 }
+                held.store(c, p.g.ldc as usize, tw, usize::MAX);
                 let base = (z * splits + part) * p.stride_c as usize;
-                epilogue::<O, R>(&p, c, bias, &acc, base, (m0 + 64 * g, n0), tw);
+                let origin = (m0 + 64 * g, n0);
+                if !held.hold(&p, &acc, base, origin) {
+                    epilogue::<O, R>(&p, c, bias, &acc, base, origin, tw);
+                }
                 unit += grid_dim_x() as usize;
             }
+            held.store(c, p.g.ldc as usize, tw, usize::MAX);
+        }
+    }
+}
+
+/// A tile's results held in registers, rounded to a 16-bit output, until
+/// the next tile's first k-steps store them: the stores then run while the
+/// tensor cores compute, instead of between two tiles where nothing does.
+/// Only for the `128 × 256` tile (`R = 128`: on the `128 × 128` tile, half
+/// the math per k-step, the stores slowed its k-loop down), tiles on
+/// [`epilogue`]'s plain short path (wholly inside `C`, every pair aligned,
+/// `β = 0`, no bias, no activation) and 16-bit outputs (one register per
+/// pair: `R / 2` registers beside the `R` accumulators; an f32 output would
+/// need `R`).
+struct Held<O: Value, const R: usize> {
+    /// Pair `i` (registers `2i`, `2i + 1` of the accumulator fragment),
+    /// rounded; the first `R / 2` entries are used.
+    pairs: [O::Pair; R],
+    /// Where the tile's matrix starts in `C` and the warpgroup's origin.
+    base: usize,
+    origin: (usize, usize),
+    /// The next group of 16 registers to store; `R / 16` when none is left.
+    next: usize,
+}
+
+impl<O: Value, const R: usize> Held<O, R> {
+    /// Groups stored per k-step of the next tile.
+    const PER_STEP: usize = 2;
+
+    #[inline(always)]
+    fn new() -> Self {
+        Held { pairs: [O::pair([0.0; 2]); R], base: 0, origin: (0, 0), next: R / 16 }
+    }
+
+    /// Holds `α·acc` when the tile takes the deferred path; false when the
+    /// caller must run [`epilogue`] now. Any earlier tile's stores are done.
+    #[inline(always)]
+    fn hold(&mut self, p: &WgmmaParams, acc: &[u32; R], base: usize, (r0, c0): (usize, usize)) -> bool {
+        let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+        let corner = base + r0 * ldc + c0;
+        let inside = r0 + WGMMA_M as usize <= m && c0 + 2 * R <= n && ldc % 2 == 0 && corner % 2 == 0;
+        let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
+        if R != 128 || O::BYTES != 2 || !inside || !plain {
+            return false;
+        }
+        let alpha = p.g.alpha;
+        for i in 0..R / 2 {
+            self.pairs[i] = O::pair([alpha * f32::from_bits(acc[2 * i]), alpha * f32::from_bits(acc[2 * i + 1])]);
+        }
+        (self.base, self.origin, self.next) = (base, (r0, c0), 0);
+        true
+    }
+
+    /// Stores up to `groups` of the held groups of 16 registers.
+    #[inline(always)]
+    fn store(&mut self, c: Global<O>, ldc: usize, tw: usize, groups: usize) {
+        let mut left = groups;
+        while left > 0 && self.next < R / 16 {
+            macro_rules! arms {
+                ($($i:literal)*) => {
+                    match self.next {
+                        $($i => if 16 * $i < R { self.store_group::<{ 16 * $i }>(c, ldc, tw) },)*
+                        _ => {}
+                    }
+                };
+            }
+            arms!(0 1 2 3 4 5 6 7);
+            self.next += 1;
+            left -= 1;
+        }
+    }
+
+    /// Registers `G..G + 16`: eight aligned pair stores.
+    #[inline(always)]
+    fn store_group<const G: usize>(&self, c: Global<O>, ldc: usize, tw: usize) {
+        let (r0, c0) = self.origin;
+        for pair in 0..8 {
+            let reg = G + 2 * pair;
+            let (dr, dc) = d_fragment(tw as u32, reg as u32);
+            let o = self.base + (r0 + dr as usize) * ldc + c0 + dc as usize;
+            // SAFETY: `hold` checked that the tile is inside `C` and every
+            // pair aligned.
+            unsafe { c.write_vec::<O::Pair>(o, self.pairs[reg / 2]) };
         }
     }
 }
@@ -290,16 +385,94 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
 /// In groups of 16 registers, each group a loop of 8 pairs: every loop is
 /// unrolled, so each accumulator is read by a constant index and stays in
 /// a register (one loop over all `R` would be too long to unroll).
+///
+/// A warpgroup's `64 × BN` tile wholly inside `C` with every pair aligned
+/// (all but the edge tiles) takes a short path without per-pair tests; with
+/// `β = 0`, no bias and no activation (the common call) each pair is a
+/// scale, a conversion and one store. The general path's per-pair tests and
+/// branches make it several times longer, and every tile runs it once from
+/// the instruction cache.
 #[inline(always)]
 unsafe fn epilogue<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Global<f32>, acc: &[u32; R], base: usize, origin: (usize, usize), tw: usize) {
+    let (r0, c0) = origin;
+    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    let corner = base + r0 * ldc + c0;
+    let inside = r0 + WGMMA_M as usize <= m && c0 + 2 * R <= n && ldc % 2 == 0 && corner % 2 == 0;
+    let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
+    unsafe {
+        match (inside, plain) {
+            (true, true) => epilogue_groups::<O, R, true, true>(p, c, bias, acc, base, origin, tw),
+            (true, false) => epilogue_groups::<O, R, true, false>(p, c, bias, acc, base, origin, tw),
+            (false, _) => epilogue_groups::<O, R, false, false>(p, c, bias, acc, base, origin, tw),
+        }
+    }
+}
+
+/// Every group of 16 registers of [`epilogue`], on the short path
+/// (`INSIDE`, `PLAIN` as in [`epilogue_group_inside`]) or the general one.
+#[inline(always)]
+unsafe fn epilogue_groups<O: Value, const R: usize, const INSIDE: bool, const PLAIN: bool>(
+    p: &WgmmaParams,
+    c: Global<O>,
+    bias: Global<f32>,
+    acc: &[u32; R],
+    base: usize,
+    origin: (usize, usize),
+    tw: usize,
+) {
     macro_rules! groups {
         ($($g:literal)*) => {$(
             if $g < R {
-                unsafe { epilogue_group::<O, R, $g>(p, c, bias, acc, base, origin, tw) };
+                unsafe {
+                    if INSIDE {
+                        epilogue_group_inside::<O, R, $g, PLAIN>(p, c, bias, acc, base, origin, tw)
+                    } else {
+                        epilogue_group::<O, R, $g>(p, c, bias, acc, base, origin, tw)
+                    }
+                };
             }
         )*};
     }
     groups!(0 16 32 48 64 80 96 112);
+}
+
+/// Registers `G..G + 16` of [`epilogue`]'s short path: one aligned pair
+/// load (when `β ≠ 0`) and store per pair, no bounds tests (the caller
+/// checked that the tile is inside `C` and every pair aligned). `PLAIN`:
+/// `β = 0`, no bias, no activation, so only `α·acc` is rounded and stored.
+#[inline(always)]
+unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const PLAIN: bool>(
+    p: &WgmmaParams,
+    c: Global<O>,
+    bias: Global<f32>,
+    acc: &[u32; R],
+    base: usize,
+    (r0, c0): (usize, usize),
+    tw: usize,
+) {
+    let (ldc, alpha, beta) = (p.g.ldc as usize, p.g.alpha, p.g.beta);
+    for pair in 0..8 {
+        let reg = G + 2 * pair;
+        let (dr, dc) = d_fragment(tw as u32, reg as u32);
+        let (row, col) = (r0 + dr as usize, c0 + dc as usize);
+        let o = base + row * ldc + col;
+        let mut v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
+        unsafe {
+            if !PLAIN {
+                if beta != 0.0 {
+                    let old = O::unpair(c.read_vec::<O::Pair>(o));
+                    v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
+                }
+                if p.has_bias != 0 {
+                    v = [v[0] + bias.read(col), v[1] + bias.read(col + 1)];
+                }
+                if p.activation != ACT_NONE {
+                    v = v.map(|x| activate(p.activation, x));
+                }
+            }
+            c.write_vec::<O::Pair>(o, O::pair(v));
+        }
+    }
 }
 
 /// Registers `G..G + 16` of [`epilogue`].
