@@ -80,8 +80,9 @@ impl WgmmaTile {
 
 /// How much faster a `128 × 256` tile computes than a `128 × 128` one when
 /// both fill the GPU (fewer operand bytes per flop): the ratio of their
-/// throughputs at 8192³, rounded down (BENCHMARKS.md, wgmma).
-pub const WIDE_TILE_SPEEDUP: f64 = 1.2;
+/// throughputs at 4096³, 8192³ and 4096 × 14336 × 4096 (1.19–1.31 on the
+/// H100, BENCHMARKS.md, wgmma), rounded down.
+pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
 
 /// The kernel of tile `t` for these types and orientation, or
 /// `BadArgument { arg: "variant" }` listing what the tile has.
@@ -447,6 +448,9 @@ mod tests {
         // Narrow tiles fit in one wave where wide ones would idle half the GPU.
         assert_eq!(pick(1024, 1024, 1024, 1), Some(WgmmaTile::B128x128));
         assert_eq!(pick(128, 128, 4096, 1), Some(WgmmaTile::B128x128));
+        // Five waves of wide tiles (544) against eight of narrow ones
+        // (1056, exactly full): the wide tile's throughput decides.
+        assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::B128x256));
         // The batch counts: 4 × 1024² is 128 wide tiles.
         assert_eq!(pick(1024, 1024, 64, 4), Some(WgmmaTile::B128x256));
         // f16 → f32 has only a wide-tile kernel: that one, even where the
