@@ -20,7 +20,10 @@
 //!
 //! Lines starting with `JSON ` are the same results, one object each.
 //! Environment: `FERROTILE_BENCH_QUICK=1` (4096³ bf16 only),
-//! `FERROTILE_BENCH_ONLY=word,…` (rows whose label contains a word).
+//! `FERROTILE_BENCH_ONLY=word,…` (rows whose label contains a word),
+//! `FERROTILE_BENCH_BACK_TO_BACK=1` (also cuBLAS and Auto with ten calls
+//! per timing, issued back to back: the GPU time without the host's
+//! per-call work).
 
 use std::time::Duration;
 
@@ -241,8 +244,21 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
         best = Some(best.map_or(t, |b: Duration| b.min(t)));
         row(dtype, &shape, &label, t, flops, ceiling, Some(e), O::tol().max(I::tol()));
     }
+    // Calls issued back to back (the host enqueues the next while the GPU
+    // runs the last), against cuBLAS timed the same way: the per-call host
+    // work (argument checks, tensor maps, launch) drops out of the time.
+    if let (Some(h), true) = (blas, std::env::var("FERROTILE_BENCH_BACK_TO_BACK").is_ok_and(|v| v == "1")) {
+        let per = |d: Duration| d / BACK_TO_BACK as u32;
+        let tb = per(time(ctx, || (0..BACK_TO_BACK).try_for_each(|_| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc)))?);
+        row(dtype, &shape, &format!("cuBLAS, {BACK_TO_BACK} calls back to back"), tb, flops, Some(tb), None, O::tol());
+        let ta = per(time(ctx, || (0..BACK_TO_BACK).try_for_each(|_| g.run(ctx, &o.da, &o.db, &mut o.dc)))?);
+        row(dtype, &shape, &format!("auto, {BACK_TO_BACK} calls back to back"), ta, flops, Some(tb), None, O::tol());
+    }
     Ok(best)
 }
+
+/// Calls per timing in the back-to-back rows (`FERROTILE_BENCH_BACK_TO_BACK=1`).
+const BACK_TO_BACK: usize = 10;
 
 /// Whether the context's GPU runs the sm_90a (wgmma) kernels.
 fn hopper(ctx: &Context) -> bool {
