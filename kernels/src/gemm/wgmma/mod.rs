@@ -287,6 +287,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 let base = (z * splits + part) * p.stride_c as usize;
                 let origin = (m0 + 64 * g, n0);
                 if !held.hold(&p, &acc, base, origin) {
+                    held.forget();
                     epilogue::<O, R>(&p, c, bias, &acc, base, origin, tw);
                 }
                 unit += grid_dim_x() as usize;
@@ -342,6 +343,14 @@ impl<O: Value, const R: usize> Held<O, R> {
         }
         (self.base, self.origin, self.next) = (base, (r0, c0), 0);
         true
+    }
+
+    /// Drops the (already stored) results: constants in their place free
+    /// their registers for [`epilogue`], which would spill beside them.
+    #[inline(always)]
+    fn forget(&mut self) {
+        self.pairs = [O::pair([0.0; 2]); R];
+        self.next = R / 16;
     }
 
     /// Stores up to `groups` of the held groups of 16 registers.
@@ -451,27 +460,36 @@ unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const 
     tw: usize,
 ) {
     let (ldc, alpha, beta) = (p.g.ldc as usize, p.g.alpha, p.g.beta);
-    for pair in 0..8 {
-        let reg = G + 2 * pair;
-        let (dr, dc) = d_fragment(tw as u32, reg as u32);
+    let at = |pair: usize| {
+        let (dr, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
         let (row, col) = (r0 + dr as usize, c0 + dc as usize);
-        let o = base + row * ldc + col;
-        let mut v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
+        (base + row * ldc + col, col)
+    };
+    // Every read of the group (C for β, the bias) before any store: a load
+    // placed after a store to `C` cannot be moved above it (they might
+    // alias), so interleaved, each pair would wait out a load's latency.
+    let mut v = [[0.0f32; 2]; 8];
+    for (pair, v) in v.iter_mut().enumerate() {
+        let (o, col) = at(pair);
+        let reg = G + 2 * pair;
+        *v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
         unsafe {
             if !PLAIN {
                 if beta != 0.0 {
                     let old = O::unpair(c.read_vec::<O::Pair>(o));
-                    v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
+                    *v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
                 }
                 if p.has_bias != 0 {
-                    v = [v[0] + bias.read(col), v[1] + bias.read(col + 1)];
-                }
-                if p.activation != ACT_NONE {
-                    v = v.map(|x| activate(p.activation, x));
+                    *v = [v[0] + bias.read(col), v[1] + bias.read(col + 1)];
                 }
             }
-            c.write_vec::<O::Pair>(o, O::pair(v));
         }
+    }
+    for (pair, v) in v.iter().enumerate() {
+        let v = if !PLAIN && p.activation != ACT_NONE { v.map(|x| activate(p.activation, x)) } else { *v };
+        // SAFETY: the caller checked that the tile is inside `C` and every
+        // pair aligned.
+        unsafe { c.write_vec::<O::Pair>(at(pair).0, O::pair(v)) };
     }
 }
 
@@ -488,21 +506,28 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
 ) {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
     let (alpha, beta) = (p.g.alpha, p.g.beta);
-    for pair in 0..8 {
-        let reg = G + 2 * pair;
-        let (dr, dc) = d_fragment(tw as u32, reg as u32);
+    // Where pair `pair` goes: (offset, column, inside `C`, both columns
+    // inside, one aligned pair).
+    let at = |pair: usize| {
+        let (dr, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
         let (row, col) = (r0 + dr as usize, c0 + dc as usize);
-        if row >= m || col >= n {
-            continue;
-        }
         let o = base + row * ldc + col;
         let both = col + 1 < n;
-        let whole = both && o % 2 == 0;
+        (o, col, row < m && col < n, both, both && o % 2 == 0)
+    };
+    // The reads first, as in `epilogue_group_inside`.
+    let mut vals = [[0.0f32; 2]; 8];
+    for (pair, v) in vals.iter_mut().enumerate() {
+        let (o, col, inside, both, whole) = at(pair);
+        if !inside {
+            continue;
+        }
+        let reg = G + 2 * pair;
+        *v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
         unsafe {
-            let mut v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
             if beta != 0.0 {
                 let old = if whole { O::unpair(c.read_vec::<O::Pair>(o)) } else { [c.read(o).to_f32(), if both { c.read(o + 1).to_f32() } else { 0.0 }] };
-                v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
+                *v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
             }
             if p.has_bias != 0 {
                 v[0] += bias.read(col);
@@ -510,6 +535,15 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
                     v[1] += bias.read(col + 1);
                 }
             }
+        }
+    }
+    for (pair, v) in vals.iter().enumerate() {
+        let (o, _, inside, both, whole) = at(pair);
+        if !inside {
+            continue;
+        }
+        let mut v = *v;
+        unsafe {
             if p.activation != ACT_NONE {
                 v = v.map(|x| activate(p.activation, x));
             }
