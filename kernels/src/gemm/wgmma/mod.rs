@@ -329,19 +329,15 @@ impl<O: Value, const R: usize> Held<O, R> {
     /// Holds `α·acc` when the tile takes the deferred path; false when the
     /// caller must run [`epilogue`] now. Any earlier tile's stores are done.
     #[inline(always)]
-    fn hold(&mut self, p: &WgmmaParams, acc: &[u32; R], base: usize, (r0, c0): (usize, usize)) -> bool {
-        let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-        let corner = base + r0 * ldc + c0;
-        let inside = r0 + WGMMA_M as usize <= m && c0 + 2 * R <= n && ldc % 2 == 0 && corner % 2 == 0;
-        let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
-        if R != 128 || O::BYTES != 2 || !inside || !plain {
+    fn hold(&mut self, p: &WgmmaParams, acc: &[u32; R], base: usize, origin: (usize, usize)) -> bool {
+        if R != 128 || O::BYTES != 2 || short_path::<R>(p, base, origin) != (true, true) {
             return false;
         }
         let alpha = p.g.alpha;
         for i in 0..R / 2 {
             self.pairs[i] = O::pair([alpha * f32::from_bits(acc[2 * i]), alpha * f32::from_bits(acc[2 * i + 1])]);
         }
-        (self.base, self.origin, self.next) = (base, (r0, c0), 0);
+        (self.base, self.origin, self.next) = (base, origin, 0);
         true
     }
 
@@ -403,18 +399,26 @@ impl<O: Value, const R: usize> Held<O, R> {
 /// the instruction cache.
 #[inline(always)]
 unsafe fn epilogue<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Global<f32>, acc: &[u32; R], base: usize, origin: (usize, usize), tw: usize) {
-    let (r0, c0) = origin;
-    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    let corner = base + r0 * ldc + c0;
-    let inside = r0 + WGMMA_M as usize <= m && c0 + 2 * R <= n && ldc % 2 == 0 && corner % 2 == 0;
-    let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
     unsafe {
-        match (inside, plain) {
+        match short_path::<R>(p, base, origin) {
             (true, true) => epilogue_groups::<O, R, true, true>(p, c, bias, acc, base, origin, tw),
             (true, false) => epilogue_groups::<O, R, true, false>(p, c, bias, acc, base, origin, tw),
             (false, _) => epilogue_groups::<O, R, false, false>(p, c, bias, acc, base, origin, tw),
         }
     }
+}
+
+/// Whether a warpgroup's `64 × 2R` tile at `origin` (in the matrix of `C`
+/// starting at `base`) takes [`epilogue`]'s short path — wholly inside `C`
+/// with every pair aligned — and whether the call is plain (`β = 0`, no
+/// bias, no activation).
+#[inline(always)]
+fn short_path<const R: usize>(p: &WgmmaParams, base: usize, (r0, c0): (usize, usize)) -> (bool, bool) {
+    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    let corner = base + r0 * ldc + c0;
+    let inside = r0 + WGMMA_M as usize <= m && c0 + 2 * R <= n && ldc % 2 == 0 && corner % 2 == 0;
+    let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
+    (inside, plain)
 }
 
 /// Every group of 16 registers of [`epilogue`], on the short path
