@@ -856,12 +856,12 @@ pub const TABLES: &[Table] = &[
         header: &["types", "shape", "wgmma 128x256 (Hopper)", "mma.sync 128x128"],
         align: "llrr",
         rows: &[
-            tc_readme_row!("bf16 → bf16", "8192³", "bf16→bf16", C8192, &[W1]),
-            tc_readme_row!("bf16 → bf16", "4096³ (three runs)", "bf16→bf16", C4096, W123),
-            tc_readme_row!("bf16 → bf16", "4096 × 14336 × 4096", "bf16→bf16", MLP, &[W2]),
-            tc_readme_row!("bf16 → bf16", "8192 × 8192 × 1024", "bf16→bf16", SHALLOW, &[W2]),
-            tc_readme_row!("bf16 → f32", "8192³", "bf16→f32", C8192, &[W1]),
-            tc_readme_row!("f16 → f16", "8192³", "f16→f16", C8192, &[W1]),
+            tc_readme_row!("bf16 → bf16", "8192³", "bf16→bf16", C8192, &[EPI26]),
+            tc_readme_row!("bf16 → bf16", "4096³", "bf16→bf16", C4096, &[EPI26]),
+            tc_readme_row!("bf16 → bf16", "4096 × 14336 × 4096", "bf16→bf16", MLP, &[EPI26]),
+            tc_readme_row!("bf16 → bf16", "8192 × 8192 × 1024", "bf16→bf16", SHALLOW, &[EPI26]),
+            tc_readme_row!("bf16 → f32", "8192³", "bf16→f32", C8192, &[EPI26]),
+            tc_readme_row!("f16 → f16", "8192³", "f16→f16", C8192, &[EPI26]),
             &[
                 Cell::T("tf32"),
                 Cell::T("4096³ (three runs)"),
@@ -869,7 +869,7 @@ pub const TABLES: &[Table] = &[
                 Cell::Cat(&[Cell::Num(tc(MMA, C4096, "tf32", W123), 0), Cell::T(" TFLOP/s, "), Cell::Pct(tc(MMA, C4096, "tf32", W123)), Cell::T(" %")]),
             ],
         ],
-        note: "H100, % of cuBLAS `GemmEx` with the same types in the same run.",
+        note: "H100, % of cuBLAS `GemmEx` with the same types in the same run; one run of 2026-11-26 (tf32: three of 2026-11-23).",
     },
     Table {
         name: "multi-gpu",
