@@ -6,7 +6,7 @@ use std::boxed::Box;
 use std::format;
 use std::string::{String, ToString};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::vec::Vec;
 
 use super::warp::{self, WarpSlot, WARP};
@@ -338,14 +338,17 @@ pub fn launch(spec: LaunchSpec, thread: &(dyn Fn() + Sync)) -> Result<(), EmuErr
     if g.y > 65535 || g.z > 65535 {
         return Err(EmuError::Config(format!("`{}`: grid {g:?} exceeds 65535 in y or z", spec.kernel)));
     }
-    let stop = AtomicBool::new(false);
+    // The lowest block that faulted so far: blocks above it are skipped,
+    // blocks below it still run, so the reported fault is the lowest
+    // block's whatever order the OS threads take the blocks in.
+    let lowest = AtomicU64::new(u64::MAX);
     let first: Mutex<Option<(u64, String)>> = Mutex::new(None);
     (0..g.volume()).into_par_iter().for_each(|bi| {
-        if stop.load(Ordering::Relaxed) {
+        if bi > lowest.load(Ordering::Relaxed) {
             return;
         }
         if let Err(msg) = run_block(&spec, g.unlinear(bi), thread) {
-            stop.store(true, Ordering::Relaxed);
+            lowest.fetch_min(bi, Ordering::Relaxed);
             let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
             // Keep the lowest block's fault so reports are reproducible.
             if f.as_ref().is_none_or(|(i, _)| bi < *i) {
