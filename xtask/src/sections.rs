@@ -293,7 +293,8 @@ const SPLITK26: &str = "2026-11-26-h100-final";
 /// The wgmma engine after its epilogue changes (short path, stores held
 /// into the next tile): the tensor-core rows, one run.
 const EPI26: &str = "2026-11-26-h100-epilogue";
-const BLUR25: &str = "2026-11-25-h100-blur";
+/// The window blur rewritten (vertical sums in registers), one run.
+const BLUR26: &str = "2026-11-26-h100-blur";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
 const H200_22: &str = "2026-11-22-final-h200";
@@ -634,12 +635,12 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
             &[
-                Cell::T("blur, window rung (any radius 1–64, width, 1–4 channels), r1–32, c1/3/4 (2026-11-25)"),
+                Cell::T("blur, window rung (any radius 1–64, width, 1–4 channels), r1–32, c1/3/4 (2026-11-26)"),
                 Cell::T("8192² / 4093×4099"),
                 Cell::Cat(&[
-                    img(&["auto → blur_window_*"], &["8192x8192"], &[BLUR25]),
+                    img(&["auto → blur_window_*"], &["8192x8192"], &[BLUR26]),
                     Cell::T(" / "),
-                    img(&["auto → blur_window_*"], &["4093x4099"], &[BLUR25]),
+                    img(&["auto → blur_window_*"], &["4093x4099"], &[BLUR26]),
                 ]),
             ],
             &[
@@ -804,7 +805,7 @@ pub const TABLES: &[Table] = &[
             &[
                 Cell::T("blur, any radius 1–64, width, 1–4 channels"),
                 Cell::T("8192², 4093×4099"),
-                Cell::Cat(&[img(&["auto → blur_window_*"], &["8192x8192", "4093x4099"], &[BLUR25]), Cell::T(" % of copy (`blur_window`)")]),
+                Cell::Cat(&[img(&["auto → blur_window_*"], &["8192x8192", "4093x4099"], &[BLUR26]), Cell::T(" % of copy (`blur_window`)")]),
             ],
             &[
                 Cell::T("same blurs, PyTorch `avg_pool2d` (f32) / CuPy `uniform_filter` (u8)"),
@@ -822,7 +823,7 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H100, 2026-11-23 (thin and odd-sided transposes, window blur, PyTorch/CuPy: 2026-11-25; SGEMM classes: 2026-11-26), Auto or the default kernel per shape.",
+        note: "H100, 2026-11-23 (thin and odd-sided transposes, PyTorch/CuPy: 2026-11-25; SGEMM classes, window blur: 2026-11-26), Auto or the default kernel per shape.",
     },
     Table {
         name: "sgemm-best",

@@ -9,18 +9,14 @@ use crate::Context;
 
 /// The default strip height of the window rung for `width × height ×
 /// channels` at `radius` on `ctx`: strips whose blocks fill one whole wave
-/// ([`ix::win_strip_rows`]) where those are at least four prologues tall,
-/// else two waves (short images, where the floor of four prologues wins
-/// anyway).
+/// ([`ix::win_strip_rows`]).
 pub fn window_strip_rows(ctx: &Context, width: usize, height: usize, channels: usize, radius: u32) -> u32 {
     let c = clamp_u32(channels).clamp(1, 4);
     let r = radius.clamp(1, ix::WIN_MAX_RADIUS);
-    let band = ix::win_band(c, r.min(ix::WIN_SEG / (2 * c) - 1)).max(1) as usize;
+    let band = ix::win_band(c, r).max(1) as usize;
     let bands = clamp_u32(width.saturating_mul(c as usize).div_ceil(band)).max(1);
-    let (h, bps, sms) = (clamp_u32(height), ix::win_blocks_per_sm(r), sm_count(ctx));
-    let one = ix::win_strip_rows(bands, h, r, sms, bps, 1);
-    let rows = if one >= 4 * ix::win_prologue(r) { one } else { ix::win_strip_rows(bands, h, r, sms, bps, 2) };
-    rows.min(WINDOW_MAX_STRIP)
+    let (h, bps, sms) = (clamp_u32(height), ix::win_blocks_per_sm(), sm_count(ctx));
+    ix::win_strip_rows(bands, h, r, sms, bps, 1).min(WINDOW_MAX_STRIP)
 }
 
 /// Tallest strip of the window rung (its step counter is an `i32`).

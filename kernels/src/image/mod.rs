@@ -20,9 +20,9 @@
 //!   chunk of a strip of rows, sliding column sums in registers, no
 //!   barrier) → `blur_hslide_*` (the same threads sliding each row's
 //!   horizontal sums, summed once when the row enters) → `blur_window_c*`
-//!   (any radius, width and channel count: vertical running sums over a
-//!   shared ring of rows, horizontal prefix sums, a cost per pixel that
-//!   does not grow with the radius);
+//!   (any radius, width and channel count: vertical running sums in
+//!   registers, horizontal prefix sums, a cost per pixel that does not
+//!   grow with the radius);
 //! * 3D: [`volume_affine`] over `(plane, row, col)`.
 
 mod blur;

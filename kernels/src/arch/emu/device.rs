@@ -418,6 +418,12 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     f32::mul_add(a, b, c)
 }
 
+/// `floor(a · b / 2³²)` (`mul.hi.u32` on the device).
+#[inline]
+pub fn mul_hi_u32(a: u32, b: u32) -> u32 {
+    ((a as u64 * b as u64) >> 32) as u32
+}
+
 /// `2^x` (`ex2.approx.ftz.f32` on the device, within about 2 ulp of the
 /// exact value, subnormal results flushed to zero; the emulator computes
 /// the correctly rounded value and flushes the same way).

@@ -186,6 +186,18 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::f32::math::mul_add(a, b, c)
 }
 
+/// `floor(a · b / 2³²)` as one `mul.hi.u32` (LLVM forms it from the 64-bit
+/// product only when both widenings are in the multiply's basic block; in
+/// a loop it hoists the invariant one and emits a 64-bit multiply).
+#[inline(always)]
+pub fn mul_hi_u32(a: u32, b: u32) -> u32 {
+    let d: u32;
+    unsafe {
+        core::arch::asm!("mul.hi.u32 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, options(pure, nomem, nostack));
+    }
+    d
+}
+
 /// `2^x` to about 2 ulp (`ex2.approx.ftz.f32`: subnormal results flush to
 /// zero); the fast path of `exp` in epilogues.
 #[inline(always)]

@@ -267,6 +267,7 @@ fn magic_shift_division_is_exact_for_every_full_window_up_to_the_largest_radius(
         if r <= 12 {
             for sum in 0..=255 * count {
                 assert_eq!(div_round_magic_shift(sum, count, m, s), div_round_half_up(sum, count), "sum {sum} r {r}");
+                assert_eq!(div_round_magic_shift_dev(sum, count, m, s), div_round_half_up(sum, count), "sum {sum} r {r}");
             }
         } else {
             for q in 0..=255 {
@@ -294,13 +295,15 @@ fn window_blur_fits_its_shared_memory_and_lanes() {
     for c in 1..=4u32 {
         for r in 1..=WIN_MAX_RADIUS {
             let ok = win_supports(c, r);
-            // Radius 1 to 32 (the acceptance range) for every channel count.
-            assert!(ok || r > 32, "c {c} r {r}");
-            if !ok {
-                continue;
-            }
-            assert!(win_shared_bytes(r) <= WIN_MAX_SHARED);
-            assert_eq!(win_band(c, r) % c, 0);
+            // Every radius up to the largest for every channel count.
+            assert!(ok, "c {c} r {r}");
+            let (h, lead, band) = (win_halo(c, r), win_lead(c, r), win_band(c, r));
+            // The band starts on a column word and on channel 0, the
+            // segment on a column word before its halo, and the segment
+            // holds the lead, the band and the far halo.
+            assert!(band % 4 == 0 && band % c == 0 && band >= 64, "c {c} r {r}");
+            assert!(lead % 4 == 0 && lead >= h && lead < h + 4);
+            assert!(lead + band + h <= WIN_SEG);
             // A column sum of 2r + 1 bytes fits its u16 lane; a row of
             // prefix sums fits u32.
             assert!((2 * r + 1) * 255 <= u16::MAX as u32);
@@ -311,18 +314,34 @@ fn window_blur_fits_its_shared_memory_and_lanes() {
         }
     }
     assert!(!win_supports(1, 0) && !win_supports(5, 1) && !win_supports(1, WIN_MAX_RADIUS + 1));
-    // The parts of shared memory start on 16-byte boundaries.
-    let (v, p) = win_shared_parts(7);
-    assert!(v % 16 == 0 && p % 16 == 0 && win_meta_offset(7) % 16 == 0);
-    assert_eq!(WIN_RING_ROW % 16, 0);
-    assert!(win_out().size() <= 2 * win_vsum().size());
+    // The parts of shared memory start on 16-byte boundaries, a staging row
+    // holds a band from its chunk boundary, and the bound's blocks fit.
+    let (p, o) = win_shared_parts();
+    assert!(p % 16 == 0 && o % 16 == 0 && WIN_OUT_ROW % 16 == 0);
+    assert!(15 + WIN_SEG <= WIN_OUT_ROW);
+    assert_eq!(win_blocks_per_sm(), WIN_BLOCKS_BOUND);
+    assert_eq!(WIN_VERTICAL, WIN_SEG / 4);
+    assert!(WIN_VERTICAL <= WIN_THREADS);
+}
+
+#[test]
+fn window_column_sum_entries_follow_the_vertical_stores() {
+    // Vertical thread t stores (ve, vo) = sums of bytes (0, 2) and (1, 3)
+    // of its word as two u32 at u16 entry 4t: entry 4t + i holds byte
+    // [0, 2, 1, 3][i].
+    let stored = [0u32, 2, 1, 3];
+    let mut seen = [false; WIN_RUN as usize];
+    for k in 0..WIN_RUN {
+        let e = win_vsum_entry(k);
+        assert!(e < WIN_RUN);
+        assert_eq!(4 * (k / 4) + stored.iter().position(|&b| b == k % 4).unwrap() as u32, e);
+        assert!(!seen[e as usize]);
+        seen[e as usize] = true;
+    }
 }
 
 #[test]
 fn window_blur_shared_accesses_are_conflict_free() {
-    // Vertical: thread t reads ring words base + t (and + 1).
-    let a: [Option<usize>; WARP] = core::array::from_fn(|l| Some(4 * (3 + l)));
-    assert_eq!(layout::analysis::bank_conflict_degree(&a, 4), 1);
     // Column sums: u32x2 stores 8 bytes apart; u32x4 loads of a lane's 24 sums (48 bytes).
     let s: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(1, 4 * l)));
     assert_eq!(layout::analysis::bank_conflict_degree(&s, 8), 1);
@@ -330,75 +349,58 @@ fn window_blur_shared_accesses_are_conflict_free() {
         let v: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(3, (WIN_RUN as usize) * l) + 16 * k));
         assert_eq!(layout::analysis::bank_conflict_degree(&v, 16), 1);
     }
-    // Outputs: round k reads prefix sums 32 k + lane (+ offsets).
+    // Outputs: round k reads prefix sums 32 k + lane (+ offsets) and
+    // stages bytes 32 k + lane.
     for off in [0usize, 5, 130] {
         let q: [Option<usize>; WARP] = core::array::from_fn(|l| Some(4 * (win_prefix().offset(2, WIN_P_PAD as usize + off + l))));
         assert_eq!(layout::analysis::bank_conflict_degree(&q, 4), 1);
-    }
-}
-
-#[test]
-fn window_ring_slots_never_collide_while_in_use() {
-    // At batch b the block reads rows i0 - r - 1 ..= i0 + 7 + r and has
-    // WIN_AHEAD batches in flight: every one of those rows its own slot.
-    for r in [1u32, 2, 3, 8, 31, 64] {
-        let p = win_prologue(r) as i32;
-        for b in 0..40i32 {
-            let i0 = -p + b * WIN_BATCH as i32;
-            let lo = i0 - r as i32 - 1;
-            let hi = i0 + (WIN_BATCH * (WIN_AHEAD + 1)) as i32 - 1 + r as i32;
-            assert_eq!((hi - lo + 1) as u32, win_slots(r));
-            let mut seen = std::vec![false; win_slots(r) as usize];
-            for j in lo..=hi {
-                let s = win_slot(j, r) as usize;
-                assert!(!seen[s], "r {r} b {b} row {j}");
-                seen[s] = true;
-            }
-        }
+        let b: [Option<usize>; WARP] = core::array::from_fn(|l| Some(win_out().offset(5, off + l)));
+        assert_eq!(layout::analysis::bank_conflict_degree(&b, 1), 1);
     }
 }
 
 proptest! {
     #[test]
-    fn window_chunks_cover_each_needed_byte_inside_the_image(w in 1u32..3000, h in 1u32..50, c in 1u32..5, r in 1u32..65, band_pick in 0u32..100, row_pick in 0u32..100) {
+    fn window_words_cover_each_needed_byte_inside_the_image(w in 1u32..3000, h in 1u32..50, c in 1u32..5, r in 1u32..65, band_pick in 0u32..100, row_pick in 0u32..100) {
         prop_assume!(win_supports(c, r));
         let p = WindowParams::new(w, h, c, r, 8);
         let band = band_pick % p.bands;
         let row = row_pick % h;
-        let (x0, halo) = (band * p.band, win_halo(c, r));
-        prop_assert!(x0 < p.row_bytes);
-        let total = p.row_bytes as i64 * h as i64;
-        let f = win_seg_start(row, p.row_bytes, x0, halo);
-        let (cs, sh) = win_chunk_split(f);
-        prop_assert!(cs % 16 == 0 && cs + sh as i64 == f && sh < 16);
-        // The segment fits the ring row from its chunk boundary.
-        prop_assert!(sh + WIN_SEG <= WIN_RING_ROW);
-        let seg_x = x0 as i64 - halo as i64;
-        let base = row as i64 * p.row_bytes as i64;
-        let lo = base + seg_x.max(0);
-        let hi = base + (seg_x + WIN_SEG as i64).min(p.row_bytes as i64);
-        let mut covered = std::vec![false; (hi - lo) as usize];
-        for k in 0..WIN_RING_ROW / 16 {
-            let n = win_chunk_bytes(cs, k, lo, hi, total);
-            prop_assert!(n <= 16);
-            let a = cs + 16 * k as i64;
-            if n > 0 {
-                prop_assert!(a >= 0 && a + n as i64 <= total);
-                prop_assert!(n == 16 || a + n as i64 == total);
-            }
-            for q in 0..n as i64 {
-                if (lo..hi).contains(&(a + q)) {
-                    covered[(a + q - lo) as usize] = true;
-                }
-            }
-        }
-        prop_assert!(covered.iter().all(|&b| b));
-        // The masks keep exactly the segment bytes inside the row.
-        for t in 0..WIN_SEG / 4 {
+        let x0 = band * p.band;
+        prop_assert!(x0 < p.row_bytes && x0 % 4 == 0 && x0 % c == 0);
+        let rb = p.row_bytes as i64;
+        let total = rb * h as i64;
+        let seg_x = win_seg_x(x0, c, r);
+        // The segment reaches the halo on both sides of the band.
+        let band_end = (x0 + p.band).min(p.row_bytes) as i64;
+        prop_assert!(seg_x <= x0 as i64 - win_halo(c, r) as i64);
+        prop_assert!(band_end + win_halo(c, r) as i64 <= seg_x + WIN_SEG as i64);
+        for t in 0..WIN_VERTICAL {
             let m = win_word_mask(seg_x, t, p.row_bytes);
+            let col = seg_x + 4 * t as i64;
+            // The masks keep exactly the segment bytes inside the row.
             for j in 0..4 {
-                let x = seg_x + 4 * t as i64 + j;
-                prop_assert_eq!((m >> (8 * j)) & 0xff != 0, x >= 0 && x < p.row_bytes as i64);
+                let x = col + j;
+                prop_assert_eq!((m >> (8 * j)) & 0xff != 0, x >= 0 && x < rb);
+            }
+            if m == 0 {
+                continue;
+            }
+            // The kernel's word reads: bytes of rows 0 and h - 1 (and of
+            // rows under 8 bytes) one by one, else aligned words inside
+            // the image.
+            let f = row as i64 * rb + col;
+            if rb < 8 || row == 0 || row + 1 == h {
+                for j in 0..4 {
+                    if (m >> (8 * j)) & 0xff != 0 {
+                        prop_assert!(f + j >= 0 && f + j < total);
+                    }
+                }
+            } else if rb % 4 == 0 {
+                prop_assert!(f % 4 == 0 && f >= 0 && f + 4 <= total);
+            } else {
+                let at = f - f.rem_euclid(4);
+                prop_assert!(at >= 0 && at + 8 <= total && at <= f && f + 4 <= at + 8);
             }
         }
     }
@@ -434,9 +436,9 @@ proptest! {
         prop_assert!(s % WIN_BATCH == 0);
         let blocks = bands as u64 * h.div_ceil(s) as u64;
         let slots = (waves * sms * bps) as u64;
-        // Whole waves, unless the floor of four prologues (or one strip
+        // Whole waves, unless the floor of one prologue (or one strip
         // per band) asks for fewer, taller strips.
-        prop_assert!(blocks <= slots || s == cap || s == 4 * win_prologue(r) || slots < bands as u64);
+        prop_assert!(blocks <= slots || s == cap || s == win_prologue(r) || slots < bands as u64);
     }
 
     #[test]

@@ -8,37 +8,33 @@ use super::*;
 // ---------------------------------------------------------------------------
 
 /// Warps of a window-blur block; also the rows of one batch (one warp per
-/// row in the horizontal phase).
+/// row in the horizontal phases).
 pub const WIN_WARPS: u32 = 8;
 /// Threads of a window-blur block.
 pub const WIN_THREADS: u32 = 32 * WIN_WARPS;
 /// Rows a window-blur block advances per batch (between its barriers).
 pub const WIN_BATCH: u32 = WIN_WARPS;
 /// Bytes of a row segment one lane sums horizontally: a multiple of 1, 2,
-/// 3 and 4 (a lane's run starts on channel 0 whatever the channel count)
-/// and of 8 (its column sums are three 16-byte shared loads).
+/// 3 and 4 (a lane's run starts on the segment's channel phase whatever the
+/// channel count) and of 8 (its column sums are three 16-byte shared loads).
 pub const WIN_RUN: u32 = 24;
 /// Bytes of a block's row segment: its band of output bytes and the halo
-/// of `channels · radius` bytes on each side ([`win_band`]).
+/// on each side ([`win_band`]); one 4-byte column word per vertical thread.
 pub const WIN_SEG: u32 = 32 * WIN_RUN;
-/// Bytes of one ring row: the segment as 16-byte chunks of the image,
-/// starting at the chunk boundary at or before it (up to 15 bytes early).
-pub const WIN_RING_ROW: u32 = WIN_SEG + 16;
-/// Batches of rows a window-blur block loads ahead (`cp.async` groups in
-/// flight while it sums).
-pub const WIN_AHEAD: u32 = 2;
+/// Threads of a block that own a column word of the segment (the vertical
+/// phase): the first `WIN_SEG / 4`.
+pub const WIN_VERTICAL: u32 = WIN_SEG / 4;
 /// Leading zero entries of a row of horizontal prefix sums (the sums
 /// `channels` bytes before the segment's first byte).
 pub const WIN_P_PAD: u32 = 4;
 /// u32 entries of a row of horizontal prefix sums.
 pub const WIN_P_ROW: u32 = WIN_SEG + WIN_P_PAD;
+/// Bytes of a staging row of outputs: the band (at most the segment) from
+/// the 16-byte boundary of the image at or before its first byte.
+pub const WIN_OUT_ROW: u32 = WIN_SEG + 16;
 /// Largest radius of the window blur: a column sum of `2r + 1` bytes fits
 /// its u16 lane, and the halo leaves a band of output bytes.
 pub const WIN_MAX_RADIUS: u32 = 64;
-/// Most dynamic shared memory a window-blur block may take: under the
-/// A100's per-block maximum (163 KB), so every radius the kernel accepts
-/// launches on sm_80 and sm_90 alike.
-pub const WIN_MAX_SHARED: u32 = 160 * 1024;
 
 /// Halo bytes on each side of a band: the `channels · r` bytes a window
 /// reaches beyond it.
@@ -47,19 +43,30 @@ pub const fn win_halo(channels: u32, r: u32) -> u32 {
     channels * r
 }
 
-/// Output bytes per row of a window-blur block: the segment less its two
-/// halos (a multiple of `channels`: 768 is a multiple of 1, 2, 3 and 4).
+/// Bytes of the segment before the band: the halo rounded up to a whole
+/// column word, so that the segment starts 4-byte aligned in its row
+/// whenever the band does (bands start at multiples of 4).
 #[inline(always)]
-pub const fn win_band(channels: u32, r: u32) -> u32 {
-    WIN_SEG - 2 * win_halo(channels, r)
+pub const fn win_lead(channels: u32, r: u32) -> u32 {
+    win_halo(channels, r).div_ceil(4) * 4
 }
 
-/// Ring rows of a window-blur block at radius `r`: the `2r + 1` rows of
-/// the window of every row of a batch (`2r + 8` rows), the row leaving
-/// before the batch's first, and the [`WIN_AHEAD`] batches in flight.
+/// Output bytes per row of a window-blur block: what the segment holds
+/// after its lead and the halo on the far side, rounded down to a multiple
+/// of 4 and of `channels` (every band starts on a column word and on
+/// channel 0).
 #[inline(always)]
-pub const fn win_slots(r: u32) -> u32 {
-    2 * r + 1 + WIN_BATCH * (WIN_AHEAD + 1)
+pub const fn win_band(channels: u32, r: u32) -> u32 {
+    let room = WIN_SEG.saturating_sub(win_lead(channels, r) + win_halo(channels, r));
+    let unit = if channels == 3 { 12 } else { 4 };
+    room / unit * unit
+}
+
+/// Image column byte of segment byte 0 for the band starting at column
+/// byte `x0` (negative in the first band).
+#[inline(always)]
+pub const fn win_seg_x(x0: u32, channels: u32, r: u32) -> i64 {
+    x0 as i64 - win_lead(channels, r) as i64
 }
 
 /// Steps a block takes before its first output row: the `2r` rows of the
@@ -70,69 +77,59 @@ pub const fn win_prologue(r: u32) -> u32 {
     (2 * r).div_ceil(WIN_BATCH) * WIN_BATCH
 }
 
-/// The ring of raw rows (bytes): `(slot, byte)`.
-#[inline(always)]
-pub const fn win_ring(r: u32) -> Layout2 {
-    Layout2::row_major(win_slots(r) as usize, WIN_RING_ROW as usize)
-}
-
-/// The batch's column sums (u16, after the ring): `(row, segment byte)`;
-/// the same bytes hold the batch's output rows later ([`win_out`]).
+/// The batch's column sums (u16): `(row, segment word · 4 + k)`, where the
+/// four u16 of word `t` are the sums of its bytes 0, 2 (one u32) and 1, 3
+/// (the next): the vertical thread stores its two packed sums as they are.
 #[inline(always)]
 pub const fn win_vsum() -> Layout2 {
     Layout2::row_major(WIN_BATCH as usize, WIN_SEG as usize)
 }
 
-/// The batch's output rows (bytes, over [`win_vsum`]): `(row, byte)`,
-/// byte `b` holding image byte `chunk_start + b` of the row, where
-/// `chunk_start` is the 16-byte boundary at or before the band's first byte.
+/// Segment byte `k` of a lane's run as an index into its column sums
+/// ([`win_vsum`] entries from the run's first): the u16 holding it.
 #[inline(always)]
-pub const fn win_out() -> Layout2 {
-    Layout2::row_major(WIN_BATCH as usize, 2 * WIN_SEG as usize)
+pub const fn win_vsum_entry(k: u32) -> u32 {
+    4 * (k / 4) + 2 * (k % 2) + (k % 4) / 2
 }
 
-/// The batch's horizontal prefix sums (u32, after the column sums):
-/// `(row, WIN_P_PAD + segment byte)`.
+/// The batch's horizontal prefix sums (u32): `(row, WIN_P_PAD + segment
+/// byte)`.
 #[inline(always)]
 pub const fn win_prefix() -> Layout2 {
     Layout2::row_major(WIN_BATCH as usize, WIN_P_ROW as usize)
 }
 
-/// Byte offsets of the column sums and the prefix sums in shared memory.
+/// The batch's output rows (bytes): `(row, byte)`, byte `b` holding image
+/// byte `chunk_start + b` of the row, where `chunk_start` is the 16-byte
+/// boundary at or before the band's first byte.
 #[inline(always)]
-pub const fn win_shared_parts(r: u32) -> (usize, usize) {
-    let v = win_ring(r).size();
-    (v, v + 2 * win_vsum().size())
+pub const fn win_out() -> Layout2 {
+    Layout2::row_major(WIN_BATCH as usize, WIN_OUT_ROW as usize)
 }
 
-/// Byte offset of the ring's row records (one u32 per slot, after the
-/// prefix sums): the row's distance from its chunk boundary
-/// ([`win_chunk_split`]) and whether it was loaded ([`WIN_ROW_LOADED`]).
+/// Byte offsets of the prefix sums and the output rows in shared memory
+/// (the column sums start at 0).
 #[inline(always)]
-pub const fn win_meta_offset(r: u32) -> usize {
-    win_shared_parts(r).1 + 4 * win_prefix().size()
+pub const fn win_shared_parts() -> (usize, usize) {
+    let p = 2 * win_vsum().size();
+    (p, p + 4 * win_prefix().size())
 }
 
-/// Flag of a ring row record: the row is inside the image and the strip's
-/// reach, and its bytes were copied.
-pub const WIN_ROW_LOADED: u32 = 1 << 8;
-
-/// Dynamic shared memory of a window-blur block at radius `r`.
-pub const fn win_shared_bytes(r: u32) -> u32 {
-    (win_meta_offset(r) + 4 * win_slots(r) as usize).div_ceil(16) as u32 * 16
+/// Dynamic shared memory of a window-blur block (the same at every radius).
+pub const fn win_shared_bytes() -> u32 {
+    (win_shared_parts().1 + win_out().size()).div_ceil(16) as u32 * 16
 }
 
 /// Whether the window blur handles `channels` at radius `r` (any width and
 /// height): 1 to 4 channels, radius 1 to [`WIN_MAX_RADIUS`] with a band of
-/// at least 64 bytes, the block's shared memory under [`WIN_MAX_SHARED`].
+/// at least 64 bytes.
 pub const fn win_supports(channels: u32, r: u32) -> bool {
     channels >= 1
         && channels <= 4
         && r >= 1
         && r <= WIN_MAX_RADIUS
-        && 2 * win_halo(channels, r) + 64 <= WIN_SEG
+        && win_band(channels, r) >= 64
         && (2 * r + 1) * 255 <= u16::MAX as u32
-        && win_shared_bytes(r) <= WIN_MAX_SHARED
 }
 
 /// `(m, s)` such that `div_round_half_up(sum, count) = mul_hi(sum + count
@@ -155,6 +152,13 @@ pub const fn recip_magic_shift(count: u32) -> (u32, u32) {
 #[inline(always)]
 pub const fn div_round_magic_shift(sum: u32, count: u32, m: u32, s: u32) -> u32 {
     mul_hi(sum + count / 2, m) >> s
+}
+
+/// [`div_round_magic_shift`] with the device's multiply-high
+/// ([`mul_hi_u32`](crate::arch::mul_hi_u32): one instruction in a loop).
+#[inline(always)]
+pub fn div_round_magic_shift_dev(sum: u32, count: u32, m: u32, s: u32) -> u32 {
+    crate::arch::mul_hi_u32(sum + count / 2, m) >> s
 }
 
 /// The shape of a window-blur launch, passed by value
@@ -221,24 +225,23 @@ pub const fn win_block(b: u32, bands: u32) -> (u32, u32) {
     (b % bands, b / bands)
 }
 
-/// Launch of the window blur at radius `r`: one block per band and strip.
+/// Launch of the window blur: one block per band and strip.
 pub const fn blur_window_config(p: WindowParams) -> LaunchConfig {
-    LaunchConfig::linear(p.blocks(), WIN_THREADS).with_shared(win_shared_bytes(p.radius))
+    LaunchConfig::linear(p.blocks(), WIN_THREADS).with_shared(win_shared_bytes())
 }
 
 /// Blocks per SM the window-blur kernels are built for (their launch
 /// bounds: at most 85 registers a thread, so three blocks of
-/// [`WIN_THREADS`] fit an SM's registers, as three fit its shared memory
-/// up to radius 12; from radius 13 the shared memory allows two, from 38
-/// one: [`win_blocks_per_sm`]). The
-/// kernel is latency-bound: more blocks hide more of its barrier phases.
+/// [`WIN_THREADS`] fit an SM's registers; their shared memory would allow
+/// four). The kernel is latency-bound: more blocks hide more of its
+/// barrier phases.
 pub const WIN_BLOCKS_BOUND: u32 = 3;
 
-/// Blocks of the window blur at radius `r` that fit one SM (228 KB of
-/// shared memory, 1 KB of it reserved per block; at most
-/// [`WIN_BLOCKS_BOUND`], its registers).
-pub const fn win_blocks_per_sm(r: u32) -> u32 {
-    let n = (228 * 1024) / (win_shared_bytes(r) + 1024);
+/// Blocks of the window blur that fit one SM (228 KB of shared memory,
+/// 1 KB of it reserved per block; at most [`WIN_BLOCKS_BOUND`], its
+/// registers).
+pub const fn win_blocks_per_sm() -> u32 {
+    let n = (228 * 1024) / (win_shared_bytes() + 1024);
     if n > WIN_BLOCKS_BOUND {
         WIN_BLOCKS_BOUND
     } else if n == 0 {
@@ -250,17 +253,18 @@ pub const fn win_blocks_per_sm(r: u32) -> u32 {
 
 /// The default strip height of the window blur: the shortest strips (a
 /// multiple of [`WIN_BATCH`] rows) whose blocks fill at most `waves` whole
-/// waves of `blocks_per_sm` blocks on `sm_count` SMs, and at least four
-/// prologues tall (the `2r` rows a strip reads before its first output are
-/// extra work: a quarter at most), at most the image. Whole waves: every
-/// block does the same work, so a partly filled last wave would run as
-/// long as a full one.
+/// waves of `blocks_per_sm` blocks on `sm_count` SMs, and at least one
+/// prologue tall (the `2r` rows a strip reads before its first output
+/// cost a vertical pass each, without the horizontal phases: an extra
+/// fifth or so at most, far less than idle SMs), at most the image. Whole
+/// waves: every block does the same work, so a partly filled last wave
+/// would run as long as a full one.
 pub const fn win_strip_rows(bands: u32, height: u32, r: u32, sm_count: u32, blocks_per_sm: u32, waves: u32) -> u32 {
     let slots = waves as u64 * sm_count as u64 * blocks_per_sm as u64;
     let strips = slots / if bands == 0 { 1 } else { bands as u64 };
     let rows = if strips == 0 { height as u64 } else { (height as u64).div_ceil(strips) };
     let rows = rows.div_ceil(WIN_BATCH as u64) * WIN_BATCH as u64;
-    let floor = 4 * win_prologue(r) as u64;
+    let floor = win_prologue(r) as u64;
     let rows = if rows < floor { floor } else { rows };
     let cap = (height as u64).div_ceil(WIN_BATCH as u64) * WIN_BATCH as u64;
     let rows = if rows > cap { cap } else { rows };
@@ -288,23 +292,6 @@ pub const fn win_chunk_split(f: i64) -> (i64, u32) {
     (f - sh, sh as u32)
 }
 
-/// Bytes to copy of the ring row's chunk `k` (16 bytes at flat
-/// `chunk_start + 16 k`): the bytes inside both the row's needed range
-/// `[lo, hi)` and the image's `[0, total)`, counted from the chunk's first
-/// byte (0: skip the chunk; 1–16: `cp.async` with zero fill); `lo` and
-/// `hi` lie inside one row, so a needed chunk starts inside the image.
-#[inline(always)]
-pub const fn win_chunk_bytes(chunk_start: i64, k: u32, lo: i64, hi: i64, total: i64) -> u32 {
-    let a = chunk_start + 16 * k as i64;
-    if a + 16 <= lo || a >= hi || a < 0 || a >= total {
-        0
-    } else if a + 16 <= total {
-        16
-    } else {
-        (total - a) as u32
-    }
-}
-
 /// Mask of the bytes of segment word `t` (bytes `4t .. 4t + 4` of the
 /// segment starting at image column byte `seg_x`, possibly negative) that
 /// lie inside the row `[0, row_bytes)`: 0xff per byte inside.
@@ -322,11 +309,3 @@ pub const fn win_word_mask(seg_x: i64, t: u32, row_bytes: u32) -> u32 {
     m
 }
 
-/// Relative row `j` of a strip's walk as a ring slot: rows from
-/// `-prologue - r - 1` (the first row a block ever references) map to
-/// slots `0, 1, …` cyclically.
-#[inline(always)]
-pub const fn win_slot(j: i32, r: u32) -> u32 {
-    let first = -(win_prologue(r) as i32) - r as i32 - 1;
-    ((j - first) as u32) % win_slots(r)
-}
