@@ -27,11 +27,11 @@
 //!    a shift for a full window
 //!    ([`recip_magic_shift`](super::index::recip_magic_shift)), a division
 //!    by the count for the clipped ones (the first and last `r` rows and
-//!    columns); bytes are staged at their 16-byte alignment in the image.
-//! 4. **Store.** 16-byte stores of the staged row; the two partial chunks
-//!    at the band's ends byte by byte.
+//!    columns), stored straight to the image (a warp's 32 bytes are
+//!    contiguous; L2 merges the sectors before they reach DRAM).
 //!
-//! Three barriers per batch separate the phases. Neighbouring strips walk
+//! Two barriers per batch separate the phases (the next batch's vertical
+//! phase writes only column sums, which the outputs do not read). Neighbouring strips walk
 //! in opposite directions ([`slide_strip_upward`]), so the halo rows two
 //! strips share are read by both at about the same time (the second read
 //! hits L2), and the blocks of one strip are consecutive ([`win_block`]),
@@ -41,7 +41,7 @@ use crate::arch::simd::{u32x2, u32x4};
 
 use super::index::{
     div_round_half_up, div_round_magic_shift_dev, full_count, slide_strip_reads, slide_strip_row, slide_strip_upward, slide_strip_walk,
-    win_block, win_chunk_split, win_halo, win_lead, win_out, win_prefix, win_prologue, win_seg_start, win_seg_x, win_shared_parts,
+    win_block, win_halo, win_lead, win_prefix, win_prologue, win_seg_start, win_seg_x, win_shared_parts,
     win_vsum, win_vsum_entry, win_word_mask, window_len, WindowParams, WIN_BATCH, WIN_BLOCKS_BOUND, WIN_P_PAD, WIN_RUN, WIN_THREADS,
     WIN_VERTICAL,
 };
@@ -82,12 +82,11 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         let walk = slide_strip_walk(y0, y1, slide_strip_upward(strip));
         let row_at = |j: i32| slide_strip_row(walk, j as u32);
 
-        let (p_off, o_off) = win_shared_parts();
+        let p_off = win_shared_parts();
         let sh = dynamic_shared::<u8>();
         let vsum = sh;
         let pre = sh.offset(p_off).cast::<u32>();
-        let outs = sh.offset(o_off);
-        let (vl, pl, ol) = (win_vsum(), win_prefix(), win_out());
+        let (vl, pl) = (win_vsum(), win_prefix());
 
         // The prefix rows' leading pads (read from the first output batch,
         // after two barriers).
@@ -250,14 +249,14 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             // Outputs: lane takes the band's bytes lane, lane + 32, …; the
             // byte at band offset o (segment byte o + lead) is the
             // difference of the prefix sums h bytes after and h + C bytes
-            // before it, staged at its offset from the row's chunk boundary.
+            // before it, stored straight to the image (a warp's 32 bytes
+            // are contiguous: one or two sectors).
             if active {
                 let y = row_at(i);
                 let full_rows = y >= r && y + r < p.height;
                 let cy = window_len(y, r, p.height);
-                let (_, osh) = win_chunk_split(win_seg_start(y, rb, x0, 0));
                 let prow = pl.offset(g, WIN_P_PAD as usize) + lead as usize;
-                let orow = ol.offset(g, osh as usize);
+                let orow = win_seg_start(y, rb, x0, 0) as usize;
                 let window = |o: u32| pre.load(prow + (o + h) as usize).wrapping_sub(pre.load(prow + o as usize - (h + C) as usize));
                 // Full windows for band offsets lo .. hi (none in the
                 // first and last r rows); clipped ones outside.
@@ -274,7 +273,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 let (at_hi, at_lo) = (prow + h as usize, prow - (h + C) as usize);
                 let fast = |o: usize| {
                     let sum = pre.load(at_hi + o).wrapping_sub(pre.load(at_lo + o));
-                    outs.store(orow + o, div_round_magic_shift_dev(sum, full, p.magic, p.shift) as u8);
+                    output.write(orow + o, div_round_magic_shift_dev(sum, full, p.magic, p.shift) as u8);
                 };
                 let (mut o, hi_u) = ((lo + lane) as usize, hi as usize);
                 while o + 96 < hi_u {
@@ -290,7 +289,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 }
                 let clipped = |o: u32| {
                     let q = div_round_half_up(window(o), window_len((x0 + o) / C, r, p.width) * cy);
-                    outs.store(orow + o as usize, q as u8);
+                    output.write(orow + o as usize, q as u8);
                 };
                 let mut o = lane;
                 while o < lo {
@@ -301,28 +300,6 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 while o < band_bytes {
                     clipped(o);
                     o += 32;
-                }
-            }
-            sync_threads();
-
-            // Store: the row's 16-byte chunks (image-aligned) from the staging row.
-            if active {
-                let y = row_at(i);
-                let (cs, osh) = win_chunk_split(win_seg_start(y, rb, x0, 0));
-                let end = osh + band_bytes;
-                let mut c = lane;
-                while c < end.div_ceil(16) {
-                    let (a, z) = (16 * c, 16 * c + 16);
-                    let (lo, hi) = (if a < osh { osh } else { a }, if z > end { end } else { z });
-                    if lo == a && hi == z {
-                        let v = outs.load_vec::<u32x4>(ol.offset(g, a as usize));
-                        output.write_vec::<u32x4>((cs + a as i64) as usize, v);
-                    } else {
-                        for bb in lo..hi {
-                            output.write((cs + bb as i64) as usize, outs.load(ol.offset(g, bb as usize)));
-                        }
-                    }
-                    c += 32;
                 }
             }
         }

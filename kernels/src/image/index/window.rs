@@ -29,9 +29,6 @@ pub const WIN_VERTICAL: u32 = WIN_SEG / 4;
 pub const WIN_P_PAD: u32 = 4;
 /// u32 entries of a row of horizontal prefix sums.
 pub const WIN_P_ROW: u32 = WIN_SEG + WIN_P_PAD;
-/// Bytes of a staging row of outputs: the band (at most the segment) from
-/// the 16-byte boundary of the image at or before its first byte.
-pub const WIN_OUT_ROW: u32 = WIN_SEG + 16;
 /// Largest radius of the window blur: a column sum of `2r + 1` bytes fits
 /// its u16 lane, and the halo leaves a band of output bytes.
 pub const WIN_MAX_RADIUS: u32 = 64;
@@ -99,25 +96,16 @@ pub const fn win_prefix() -> Layout2 {
     Layout2::row_major(WIN_BATCH as usize, WIN_P_ROW as usize)
 }
 
-/// The batch's output rows (bytes): `(row, byte)`, byte `b` holding image
-/// byte `chunk_start + b` of the row, where `chunk_start` is the 16-byte
-/// boundary at or before the band's first byte.
+/// Byte offset of the prefix sums in shared memory (the column sums start
+/// at 0).
 #[inline(always)]
-pub const fn win_out() -> Layout2 {
-    Layout2::row_major(WIN_BATCH as usize, WIN_OUT_ROW as usize)
-}
-
-/// Byte offsets of the prefix sums and the output rows in shared memory
-/// (the column sums start at 0).
-#[inline(always)]
-pub const fn win_shared_parts() -> (usize, usize) {
-    let p = 2 * win_vsum().size();
-    (p, p + 4 * win_prefix().size())
+pub const fn win_shared_parts() -> usize {
+    2 * win_vsum().size()
 }
 
 /// Dynamic shared memory of a window-blur block (the same at every radius).
 pub const fn win_shared_bytes() -> u32 {
-    (win_shared_parts().1 + win_out().size()).div_ceil(16) as u32 * 16
+    (win_shared_parts() + 4 * win_prefix().size()).div_ceil(16) as u32 * 16
 }
 
 /// Whether the window blur handles `channels` at radius `r` (any width and
@@ -282,14 +270,6 @@ pub const fn win_strip_rows(bands: u32, height: u32, r: u32, sm_count: u32, bloc
 #[inline(always)]
 pub const fn win_seg_start(row: u32, row_bytes: u32, band_start: u32, halo: u32) -> i64 {
     row as i64 * row_bytes as i64 + band_start as i64 - halo as i64
-}
-
-/// The 16-byte chunk boundary at or before flat offset `f` and the
-/// distance from it: `(f - f mod 16, f mod 16)` (floor for negative `f`).
-#[inline(always)]
-pub const fn win_chunk_split(f: i64) -> (i64, u32) {
-    let sh = f.rem_euclid(16);
-    (f - sh, sh as u32)
 }
 
 /// Mask of the bytes of segment word `t` (bytes `4t .. 4t + 4` of the
