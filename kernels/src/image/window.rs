@@ -31,11 +31,12 @@
 //!    contiguous; L2 merges the sectors before they reach DRAM).
 //!
 //! Two barriers per batch separate the phases (the next batch's vertical
-//! phase writes only column sums, which the outputs do not read). Neighbouring strips walk
-//! in opposite directions ([`slide_strip_upward`]), so the halo rows two
-//! strips share are read by both at about the same time (the second read
-//! hits L2), and the blocks of one strip are consecutive ([`win_block`]),
-//! so neighbouring bands read their shared halo bytes together too.
+//! phase writes only column sums, which the outputs do not read).
+//! Neighbouring strips walk in opposite directions
+//! ([`slide_strip_upward`]), so the halo rows two strips share are read by
+//! both at about the same time (the second read hits L2), and the blocks
+//! of one strip are consecutive ([`win_block`]), so neighbouring bands
+//! read their shared halo bytes together too.
 
 use crate::arch::simd::{u32x2, u32x4};
 
