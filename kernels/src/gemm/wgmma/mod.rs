@@ -345,8 +345,7 @@ impl<O: Value, const R: usize> Held<O, R> {
     /// their registers for [`epilogue`], which would spill beside them.
     #[inline(always)]
     fn forget(&mut self) {
-        self.pairs = [O::pair([0.0; 2]); R];
-        self.next = R / 16;
+        *self = Self::new();
     }
 
     /// Stores up to `groups` of the held groups of 16 registers.
@@ -371,11 +370,9 @@ impl<O: Value, const R: usize> Held<O, R> {
     /// Registers `G..G + 16`: eight aligned pair stores.
     #[inline(always)]
     fn store_group<const G: usize>(&self, c: Global<O>, ldc: usize, tw: usize) {
-        let (r0, c0) = self.origin;
         for pair in 0..8 {
             let reg = G + 2 * pair;
-            let (dr, dc) = d_fragment(tw as u32, reg as u32);
-            let o = self.base + (r0 + dr as usize) * ldc + c0 + dc as usize;
+            let (_, _, o) = pair_at(tw, reg, self.base, self.origin, ldc);
             // SAFETY: `hold` checked that the tile is inside `C` and every
             // pair aligned.
             unsafe { c.write_vec::<O::Pair>(o, self.pairs[reg / 2]) };
@@ -421,6 +418,16 @@ fn short_path<const R: usize>(p: &WgmmaParams, base: usize, (r0, c0): (usize, us
     (inside, plain)
 }
 
+/// Where accumulator register `reg` (and `reg + 1`, the next column) of
+/// consumer thread `tw` goes: its row and column in `C` and its offset, for
+/// the warpgroup tile at `origin` of the matrix starting at `base`.
+#[inline(always)]
+fn pair_at(tw: usize, reg: usize, base: usize, (r0, c0): (usize, usize), ldc: usize) -> (usize, usize, usize) {
+    let (dr, dc) = d_fragment(tw as u32, reg as u32);
+    let (row, col) = (r0 + dr as usize, c0 + dc as usize);
+    (row, col, base + row * ldc + col)
+}
+
 /// Every group of 16 registers of [`epilogue`], on the short path
 /// (`INSIDE`, `PLAIN` as in [`epilogue_group_inside`]) or the general one.
 #[inline(always)]
@@ -460,14 +467,13 @@ unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const 
     bias: Global<f32>,
     acc: &[u32; R],
     base: usize,
-    (r0, c0): (usize, usize),
+    origin: (usize, usize),
     tw: usize,
 ) {
     let (ldc, alpha, beta) = (p.g.ldc as usize, p.g.alpha, p.g.beta);
     let at = |pair: usize| {
-        let (dr, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
-        let (row, col) = (r0 + dr as usize, c0 + dc as usize);
-        (base + row * ldc + col, col)
+        let (_, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
+        (o, col)
     };
     // Every read of the group (C for β, the bias) before any store: a load
     // placed after a store to `C` cannot be moved above it (they might
@@ -505,7 +511,7 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
     bias: Global<f32>,
     acc: &[u32; R],
     base: usize,
-    (r0, c0): (usize, usize),
+    origin: (usize, usize),
     tw: usize,
 ) {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
@@ -513,9 +519,7 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
     // Where pair `pair` goes: (offset, column, inside `C`, both columns
     // inside, one aligned pair).
     let at = |pair: usize| {
-        let (dr, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
-        let (row, col) = (r0 + dr as usize, c0 + dc as usize);
-        let o = base + row * ldc + col;
+        let (row, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
         let both = col + 1 < n;
         (o, col, row < m && col < n, both, both && o % 2 == 0)
     };
