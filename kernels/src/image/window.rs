@@ -80,7 +80,8 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         let y0 = strip * p.strip_rows;
         let y1 = if p.height - y0 < p.strip_rows { p.height } else { y0 + p.strip_rows };
         let n = y1 - y0;
-        let walk = slide_strip_walk(y0, y1, slide_strip_upward(strip));
+        let upward = slide_strip_upward(strip);
+        let walk = slide_strip_walk(y0, y1, upward);
         let row_at = |j: i32| slide_strip_row(walk, j as u32);
 
         let p_off = win_shared_parts();
@@ -111,6 +112,13 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         // aligned words around it lie inside the image. Segments start on a
         // column word, so with 4-byte rows every word is aligned.
         let (small, aligned) = (rb < 8, rb % 4 == 0);
+        // The word at flat byte `f` of a row of any length: the two aligned
+        // words under it and a funnel shift.
+        let realigned = |f: i64| -> u32 {
+            let a = (f & 3) as u32;
+            let at = (f - a as i64) as usize;
+            funnel(input.read_vec::<u32>(at), input.read_vec::<u32>(at + 4), 8 * a)
+        };
         // The word of `row` (bytes outside the row unmasked).
         let word = |row: u32| -> u32 {
             let f = row as i64 * rb as i64 + col;
@@ -125,9 +133,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             } else if aligned {
                 input.read_vec::<u32>(f as usize)
             } else {
-                let a = (f & 3) as u32;
-                let at = (f - a as i64) as usize;
-                funnel(input.read_vec::<u32>(at), input.read_vec::<u32>(at + 4), 8 * a)
+                realigned(f)
             }
         };
         // The word of relative row `j` of the walk, 0 outside the image or
@@ -141,7 +147,6 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         // the row); by one address stepping a row at a time when all are
         // inside the image but off its first and last rows (uniform in the
         // block); else row by row.
-        let upward = slide_strip_upward(strip);
         // (A macro: as a closure returning the array, it became a device
         // function with a stack frame.)
         macro_rules! load8 {
@@ -163,10 +168,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                             }
                         } else {
                             for (g, x) in w.iter_mut().enumerate() {
-                                let f = f0 + g as i64 * s;
-                                let a = (f & 3) as u32;
-                                let at = (f - a as i64) as usize;
-                                *x = funnel(input.read_vec::<u32>(at), input.read_vec::<u32>(at + 4), 8 * a);
+                                *x = realigned(f0 + g as i64 * s);
                             }
                         }
                     } else {
@@ -258,7 +260,10 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 let cy = window_len(y, r, p.height);
                 let prow = pl.offset(g, WIN_P_PAD as usize) + lead as usize;
                 let orow = win_seg_start(y, rb, x0, 0) as usize;
-                let window = |o: u32| pre.load(prow + (o + h) as usize).wrapping_sub(pre.load(prow + o as usize - (h + C) as usize));
+                // The window sum of band offset `o`, with indices in usize
+                // so that one induction variable serves the loops' arrays.
+                let (at_hi, at_lo) = (prow + h as usize, prow - (h + C) as usize);
+                let window = |o: usize| pre.load(at_hi + o).wrapping_sub(pre.load(at_lo + o));
                 // Full windows for band offsets lo .. hi (none in the
                 // first and last r rows); clipped ones outside.
                 let (lo, hi) = if full_rows {
@@ -268,14 +273,9 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 } else {
                     (0, 0)
                 };
-                // Four bytes per round (32 apart), with indices in usize so
-                // that one induction variable serves the three arrays.
+                // Four bytes per round (32 apart).
                 let full = full_count(r);
-                let (at_hi, at_lo) = (prow + h as usize, prow - (h + C) as usize);
-                let fast = |o: usize| {
-                    let sum = pre.load(at_hi + o).wrapping_sub(pre.load(at_lo + o));
-                    output.write(orow + o, div_round_magic_shift_dev(sum, full, p.magic, p.shift) as u8);
-                };
+                let fast = |o: usize| output.write(orow + o, div_round_magic_shift_dev(window(o), full, p.magic, p.shift) as u8);
                 let (mut o, hi_u) = ((lo + lane) as usize, hi as usize);
                 while o + 96 < hi_u {
                     fast(o);
@@ -289,7 +289,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                     o += 32;
                 }
                 let clipped = |o: u32| {
-                    let q = div_round_half_up(window(o), window_len((x0 + o) / C, r, p.width) * cy);
+                    let q = div_round_half_up(window(o as usize), window_len((x0 + o) / C, r, p.width) * cy);
                     output.write(orow + o as usize, q as u8);
                 };
                 let mut o = lane;
