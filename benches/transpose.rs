@@ -67,7 +67,13 @@ fn run(ctx: &Context) -> Result<()> {
         d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count
     );
     let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
-    let sizes: &[(usize, usize)] = if quick { &[(8192, 8192)] } else { &[
+    // `FERROTILE_BENCH_SHAPES=8191x8193,67x1048573`: only these shapes (nx x ny), e.g. under a profiler.
+    let chosen: Option<Vec<(usize, usize)>> = std::env::var("FERROTILE_BENCH_SHAPES").ok().map(|v| {
+        v.split(',')
+            .filter_map(|s| s.split_once('x').and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?))))
+            .collect()
+    });
+    let sizes: &[(usize, usize)] = if let Some(c) = &chosen { c } else if quick { &[(8192, 8192)] } else { &[
         // Aligned squares (the ladder's home ground).
         (4096, 4096),
         (8192, 8192),
@@ -77,6 +83,14 @@ fn run(ctx: &Context) -> Result<()> {
         (8190, 8194),
         (8191, 37),
         (37, 8191),
+        // Odd sides, moderately thin both ways (rung 10's short output
+        // rows and rung 7 against it).
+        (1048573, 67),
+        (67, 1048573),
+        (524287, 131),
+        (131, 524287),
+        (262147, 257),
+        (257, 262147),
         // A few columns / a few rows, very tall / very wide.
         (64, 1 << 20),
         (1 << 20, 64),

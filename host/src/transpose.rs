@@ -41,6 +41,9 @@ pub enum TransposeVariant {
     /// Rung 7: rung 6's tile for any shape: aligned 16-byte chunks,
     /// elements shifted to their places between lanes.
     Vec4Realigned,
+    /// Rung 10: any shape; each block's output row segments start on
+    /// 128-byte line boundaries (whole-line 16-byte stores).
+    Lines,
     /// A few columns or rows (short side at most
     /// [`ix::THIN_MAX`]): whole lines of the long side per block.
     Thin,
@@ -61,6 +64,7 @@ impl TransposeVariant {
         V::Smem(SmemConfig::PadUnroll2),
         V::Vec4(VecConfig::T64B256),
         V::Vec4Realigned,
+        V::Lines,
     ];
 
     /// Every variant: each configuration of the tables, then the rungs
@@ -69,14 +73,14 @@ impl TransposeVariant {
         let mut v = vec![V::NaiveRow, V::NaiveCol];
         v.extend(SmemConfig::ALL.iter().map(|&c| V::Smem(c)));
         v.extend(VecConfig::ALL.iter().map(|&c| V::Vec4(c)));
-        v.extend([V::Vec4Unaligned, V::Vec4Realigned, V::Thin, V::Copy]);
+        v.extend([V::Vec4Unaligned, V::Vec4Realigned, V::Lines, V::Thin, V::Copy]);
         v
     }
 
     /// The default for shapes whose sides are multiples of 4.
     pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4(VecConfig::T64B256);
     /// The default for other shapes with both sides above [`ix::THIN_MAX`].
-    pub const DEFAULT_SCALAR: TransposeVariant = V::Vec4Realigned;
+    pub const DEFAULT_SCALAR: TransposeVariant = V::Lines;
 
     /// The variant [`Transpose::new`] uses for an `nx × ny` input unless
     /// [`Transpose::variant`] picks one:
@@ -110,6 +114,7 @@ impl TransposeVariant {
             V::Vec4(c) => c.name(),
             V::Vec4Unaligned => "transpose_vec4u_t64_b256",
             V::Vec4Realigned => "transpose_vec4r_t64_b256",
+            V::Lines => "transpose_lines_w128",
             V::Thin => "transpose_thin",
             V::Copy => "transpose_copy",
         }
@@ -156,14 +161,16 @@ impl TransposeVariant {
             V::Smem(c) => c.config().config(nx, ny),
             V::Vec4(c) => c.config().config(nx, ny),
             V::Vec4Unaligned | V::Vec4Realigned => ix::VEC4_T64_B256.config(nx, ny),
+            V::Lines => ix::LINES_W128.config(nx, ny),
             V::Thin => ix::THIN.config(nx, ny),
             V::Copy => LaunchConfig::linear(0, 0),
         }
     }
 }
 
-/// Largest tile side of any transpose kernel (bounds the index headroom).
-const MAX_TILE_SIDE: u32 = 64;
+/// Largest tile side of any transpose kernel, with the line tile's span
+/// (bounds the index headroom).
+const MAX_TILE_SIDE: u32 = (ix::LINES_W128.span()) as u32;
 
 /// A transpose of an f32 matrix with `ny` rows of `nx` elements into one
 /// with `nx` rows of `ny`.
@@ -227,12 +234,13 @@ impl Transpose {
     }
 }
 
-/// Elements from the last 16-byte boundary to the buffer's first element:
-/// 0 for every buffer today (allocations, and views, which
-/// [`Buffer::from_raw_device_ptr`] takes only [`crate::DEVICE_ALIGN`]-aligned);
-/// rung 7 would take any other.
-fn base_shift(b: &Buffer<f32>) -> u32 {
-    b.raw_device_ptr().map_or(0, |p| ((p / 4) % ix::VEC as u64) as u32)
+/// Elements from the last `unit`-element boundary to the buffer's first
+/// element. 16-byte boundaries (`unit` 4): 0 for every buffer today
+/// (allocations, and views, which [`Buffer::from_raw_device_ptr`] takes only
+/// [`crate::DEVICE_ALIGN`]-aligned); rung 7 would take any other. 128-byte
+/// lines (`unit` [`ix::LINE`]): any multiple of 4 for a view.
+fn base_shift(b: &Buffer<f32>, unit: usize) -> u32 {
+    b.raw_device_ptr().map_or(0, |p| ((p / 4) % unit as u64) as u32)
 }
 
 /// Launches `v` (which supports the shape) on the `nx × ny` input at the
@@ -258,8 +266,12 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
         V::Vec4(c) => c.launch(ctx, cfg, input, output, nx, ny),
         V::Vec4Unaligned => go!(transpose_vec4u_t64_b256),
         V::Vec4Realigned => {
-            let (in_base, out_base) = (base_shift(input), base_shift(output));
+            let (in_base, out_base) = (base_shift(input, ix::VEC), base_shift(output, ix::VEC));
             launch!(ctx, k::transpose::transpose_vec4r_t64_b256, cfg, input, output, nx, ny, in_base, out_base)
+        }
+        V::Lines => {
+            let out_base = base_shift(output, ix::LINE);
+            launch!(ctx, k::transpose::transpose_lines_w128, cfg, input, output, nx, ny, out_base)
         }
         V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
         V::Thin => go!(transpose_thin_wide),

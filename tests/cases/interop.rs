@@ -127,7 +127,9 @@ fn raw_pointers(ctx: &Context) -> Result<(), String> {
 }
 
 /// Views at 16-byte offsets into the application's allocations are used
-/// as they are (the default transpose, exact, on aligned and odd sides);
+/// as they are (the default transpose, exact, on aligned and odd sides,
+/// nothing written outside the output view; on odd sides the offsets move
+/// the output rows within their 128-byte lines);
 /// a pointer aligned for `f32` but not to [`ferrotile::DEVICE_ALIGN`] is
 /// refused naming `ptr` (the kernels' 16-byte accesses would fault on it).
 fn aligned_views(ctx: &Context) -> Result<(), String> {
@@ -136,10 +138,11 @@ fn aligned_views(ctx: &Context) -> Result<(), String> {
         let n = nx * ny;
         let data = Rng::new(seed("interop::aligned_views") ^ n as u64).f32s(n + 8);
         let host = s.clone_htod(&data).map_err(e("clone_htod"))?;
-        let out = s.clone_htod(&vec![f32::NAN; n + 8]).map_err(e("clone_htod"))?;
-        s.synchronize().map_err(e("synchronize"))?;
-        let (pin, pout) = (raw(&host, &s), raw(&out, &s));
-        for (a, b) in [(4, 0), (0, 4), (8, 4)] {
+        let pin = raw(&host, &s);
+        for (a, b) in [(4, 0), (0, 4), (8, 4), (0, 28)] {
+            let out = s.clone_htod(&vec![f32::NAN; n + 32]).map_err(e("clone_htod"))?;
+            s.synchronize().map_err(e("synchronize"))?;
+            let pout = raw(&out, &s);
             {
                 // SAFETY: both allocations outlive the views and the
                 // synchronize below; nothing else writes them meanwhile.
@@ -150,6 +153,9 @@ fn aligned_views(ctx: &Context) -> Result<(), String> {
             ctx.synchronize().map_err(|e| e.to_string())?;
             let got = s.clone_dtoh(&out).map_err(e("clone_dtoh"))?;
             exact(&format!("transpose {nx}x{ny}, input at +{a}, output at +{b}"), &got[b as usize..b as usize + n], &reference::transpose(&data[a as usize..a as usize + n], nx, ny))?;
+            if got[..b as usize].iter().chain(&got[b as usize + n..]).any(|x| !x.is_nan()) {
+                return Err(format!("transpose {nx}x{ny}, output at +{b}: written outside the view"));
+            }
         }
         for a in [1u64, 2, 3, 5] {
             // SAFETY: refused before the pointer is used.

@@ -63,9 +63,11 @@ const THIN_SHAPES: &[(usize, usize)] = &[
     (32, 32),
 ];
 
-/// Shapes for rung 6 with scalar global accesses and for rung 7: every
-/// residue of 4 on both sides, partial tiles, primes, a single row and
-/// column, and several whole tiles (rung 7's shifted path).
+/// Shapes for rung 6 with scalar global accesses and for rungs 7 and 10:
+/// every residue of 4 on both sides, partial tiles, primes, a single row
+/// and column, several whole tiles (rung 7's shifted path), and several
+/// block rows and columns of rung 10 (its 128-column segments shifted per
+/// row).
 const UNALIGNED_SHAPES: &[(usize, usize)] = &[
     (1, 1),
     (1, 97),
@@ -81,6 +83,9 @@ const UNALIGNED_SHAPES: &[(usize, usize)] = &[
     (131, 193),
     (196, 100),
     (257, 255),
+    (33, 700),
+    (700, 33),
+    (301, 517),
 ];
 
 pub fn cases() -> Vec<Case> {
@@ -92,7 +97,7 @@ pub fn cases() -> Vec<Case> {
         let shapes = match var {
             TransposeVariant::Thin => THIN_SHAPES,
             TransposeVariant::Copy => &[(1, 1), (1, 4099), (4099, 1)][..],
-            TransposeVariant::Vec4Unaligned | TransposeVariant::Vec4Realigned => UNALIGNED_SHAPES,
+            TransposeVariant::Vec4Unaligned | TransposeVariant::Vec4Realigned | TransposeVariant::Lines => UNALIGNED_SHAPES,
             v if v.is_vectorised() => VEC_SHAPES,
             _ => SHAPES,
         };

@@ -394,6 +394,187 @@ pub const fn realigned_store_span(c: usize, t: usize) -> (usize, usize) {
     if c == 0 { (t, VEC) } else { (0, VEC) }
 }
 
+/// Elements of one 128-byte line (the L2's unit of a whole write).
+pub const LINE: usize = 32;
+
+/// The line-aligned tile (rung 10): every warp of the write phase stores
+/// whole, aligned 128-byte lines of the output, whatever the shape.
+///
+/// An output row `o` (`ny` elements) starts `s_o = `[`row_shift`]`(o, ny,
+/// base)` elements past a line boundary when the sides are not multiples
+/// of 32. Block `(j, b)` writes, for each of its `rows` output rows
+/// `o = b·rows + c`, the `width` columns `p = j·width − s_o + q`,
+/// `q = 0 .. width` ([`LineTile::output_column`]): a run that starts on a
+/// line boundary, so no line is written by two blocks (except at the ends of
+/// a row). The columns a block writes depend on the row's shift, so it
+/// reads `span = width + LINE` input rows (`p` from [`LineTile::span_start`]),
+/// each element only where its row needs it ([`LineTile::needs`]): every
+/// input element is read by exactly one block.
+///
+/// Load phase: a warp reads 32 consecutive input elements of one span row
+/// (`rows` = 32 columns, [`LineTile::load_row`], [`LineTile::load_column`]);
+/// store phase: lane `l` of the warp for block row `c` writes columns
+/// `q = 4l .. 4l + 4` (one 16-byte store, [`LineTile::store_chunk`]).
+/// The shared tile is in output orientation (row `c`, position = span row),
+/// positions spread by one word every 32 ([`LineTile::spread`]) and rows at
+/// an odd stride: the load phase's stores (32 rows, one position) are
+/// conflict-free, the store phase's reads (one row, positions 4 apart) at
+/// most 2-way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineTile {
+    /// Output columns per row segment: a multiple of 128 (one 16-byte store
+    /// per lane of a warp).
+    pub width: usize,
+    /// Output rows per block (= input columns): one warp's 32 lanes.
+    pub rows: usize,
+    /// Threads per block (1D).
+    pub threads: usize,
+}
+
+/// `o · ny + base` modulo [`LINE`]: where output row `o` starts in its
+/// line, for an output whose element 0 lies `base` elements past a
+/// 128-byte boundary. Computed in 32 bits (wrapping): 2³² is a multiple of
+/// `LINE`, so the low bits are those of the full product.
+#[inline(always)]
+pub const fn row_shift(o: usize, ny: u32, base: u32) -> usize {
+    ((o as u32).wrapping_mul(ny).wrapping_add(base) as usize) % LINE
+}
+
+impl LineTile {
+    /// Whether the configuration is supported (see the type's invariants).
+    pub const fn validate(&self) -> bool {
+        self.rows == WARP
+            && self.width > 0
+            && self.width % (VEC * WARP) == 0
+            && self.threads > 0
+            && self.threads % WARP == 0
+            && (self.span() * self.rows) % self.threads == 0
+            && (self.width * self.rows / VEC) % self.threads == 0
+    }
+
+    /// Threads per block.
+    #[inline(always)]
+    pub const fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Input rows a block's loads cover: the segment plus the line before
+    /// it (a row's shift moves its segment back by up to `LINE − 1`).
+    #[inline(always)]
+    pub const fn span(&self) -> usize {
+        self.width + LINE
+    }
+
+    /// Loads per thread (one element each).
+    #[inline(always)]
+    pub const fn loads_per_thread(&self) -> usize {
+        self.span() * self.rows / self.threads
+    }
+
+    /// 16-byte stores per thread.
+    #[inline(always)]
+    pub const fn stores_per_thread(&self) -> usize {
+        self.width * self.rows / VEC / self.threads
+    }
+
+    /// Input row of block column `j`'s span row 0: `j · width − LINE`
+    /// (negative for the first block column).
+    #[inline(always)]
+    pub const fn span_start(&self, j: u32) -> isize {
+        (j as usize * self.width) as isize - LINE as isize
+    }
+
+    /// The block row (= input column within the block) thread `t` loads;
+    /// the same on every step.
+    #[inline(always)]
+    pub const fn load_column(&self, t: u32) -> usize {
+        t as usize % self.rows
+    }
+
+    /// The span row thread `t` loads on step `k`: element
+    /// `t + k · threads` of the span, row-major (`threads` is a multiple of
+    /// `rows`).
+    #[inline(always)]
+    pub const fn load_row(&self, t: u32, k: usize) -> usize {
+        t as usize / self.rows + k * self.load_step()
+    }
+
+    /// Span rows between a thread's consecutive loads.
+    #[inline(always)]
+    pub const fn load_step(&self) -> usize {
+        self.threads / self.rows
+    }
+
+    /// Whether an output row with shift `s` needs span row `r` (its
+    /// segment's columns are span rows `LINE − s .. LINE − s + width`).
+    #[inline(always)]
+    pub const fn needs(&self, r: usize, s: usize) -> bool {
+        r + s >= LINE && r + s < LINE + self.width
+    }
+
+    /// `(block row c, first segment column q)` of the chunk thread `t`
+    /// stores on step `k`: a warp holds one row, lanes consecutive chunks.
+    #[inline(always)]
+    pub const fn store_chunk(&self, t: u32, k: usize) -> (usize, usize) {
+        let e = t as usize + k * self.threads;
+        let per_row = self.width / VEC;
+        (e / per_row, (e % per_row) * VEC)
+    }
+
+    /// The span row holding segment column `q` of a row with shift `s`.
+    #[inline(always)]
+    pub const fn span_row(q: usize, s: usize) -> usize {
+        q + LINE - s
+    }
+
+    /// The output column of segment column `q` of a row with shift `s` in
+    /// block column `j` (negative before the row's start).
+    #[inline(always)]
+    pub const fn output_column(&self, j: u32, q: usize, s: usize) -> isize {
+        self.span_start(j) + Self::span_row(q, s) as isize
+    }
+
+    /// Shared position of span row `r`: one word skipped after every 32.
+    #[inline(always)]
+    pub const fn spread(r: usize) -> usize {
+        r + r / LINE
+    }
+
+    /// Shared row stride: past the last spread position, odd.
+    #[inline(always)]
+    pub const fn stride(&self) -> usize {
+        (Self::spread(self.span() - 1) + 1) | 1
+    }
+
+    /// Shared offset of block row `c`, span row `r`.
+    #[inline(always)]
+    pub const fn shared_offset(&self, c: usize, r: usize) -> usize {
+        c * self.stride() + Self::spread(r)
+    }
+
+    /// Dynamic shared memory per block, bytes, for elements of `elem` bytes.
+    pub const fn shared_bytes(&self, elem: usize) -> u32 {
+        (self.rows * self.stride() * elem) as u32
+    }
+
+    /// Launch geometry for an `nx × ny` input: `(ny + LINE) / width` block
+    /// columns (rounded up: the last segment of a row shifted by up to
+    /// `LINE − 1` still ends past column `ny − 1`), `nx / rows` block rows
+    /// (folded).
+    pub const fn config(&self, nx: u32, ny: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [(ny as usize + LINE).div_ceil(self.width) as u32, nx.div_ceil(self.rows as u32), 1],
+            block: [self.threads as u32, 1, 1],
+            shared_bytes: self.shared_bytes(4),
+        }
+        .fold_rows()
+    }
+}
+
+/// Rung 10: 128-column segments (four lines) of 32 output rows, 256 threads
+/// (20 loads and 4 16-byte stores each).
+pub const LINES_W128: LineTile = LineTile { width: 128, rows: WARP, threads: 256 };
+
 /// Longest short side the thin kernels take: matrices with at most this
 /// many columns (tall) or rows (wide).
 pub const THIN_MAX: u32 = 32;

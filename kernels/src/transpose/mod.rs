@@ -18,6 +18,9 @@
 //!    start: aligned 16-byte chunks, elements shifted between lanes;
 //! 9. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
 //!    rows: whole lines per block, every thread busy.
+//! 10. [`transpose_lines_w128`] — any shape: each block's output row
+//!    segments start on 128-byte line boundaries (whole-line 16-byte
+//!    stores), the input span follows each row's shift.
 //!
 //! Rungs 3–5 and rung 6 are rows of two variant tables
 //! ([`transpose_smem_table!`](crate::transpose_smem_table),
@@ -27,11 +30,13 @@
 //! variant and the host's launch arm.
 
 pub mod index;
+mod lines;
 mod naive;
 mod thin;
 mod tiled;
 mod vec;
 
+pub use lines::*;
 pub use naive::*;
 pub use thin::*;
 pub use tiled::*;

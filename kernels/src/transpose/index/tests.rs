@@ -530,3 +530,167 @@ fn vector_tile_rows_of_chunks_are_consecutive_lanes() {
         }
     }
 }
+
+/// Runs the line-aligned kernel's index path for every thread of every
+/// block of an `nx × ny` input whose output starts `base` elements past a
+/// line boundary; returns `out[o] = input offset`. Checks on the way: each
+/// input element loaded once, every load inside the matrix, shared
+/// positions inside the tile and stored once per block, every store reads
+/// a position its block loaded, every output element written once, every
+/// whole 16-byte store aligned and inside its row.
+fn simulate_lines(g: LineTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>, std::string::String> {
+    let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
+    let cfg = g.config(nx, ny);
+    let tile = g.rows * g.stride();
+    let mut out = vec![usize::MAX; dst.size()];
+    let mut loaded = vec![false; src.size()];
+    for b in 0..cfg.grid[1] {
+        for j in 0..cfg.grid[0] {
+            let mut shared = vec![None; tile];
+            let (o0, p0) = (b as usize * g.rows, g.span_start(j));
+            for t in 0..g.threads as u32 {
+                let c = g.load_column(t);
+                let s = row_shift(o0 + c, ny, base);
+                for k in 0..g.loads_per_thread() {
+                    let r = g.load_row(t, k);
+                    let p = p0 + r as isize;
+                    let at = g.shared_offset(c, r);
+                    if r >= g.span() || at >= tile {
+                        return Err(std::format!("load ({r}, {c}) outside the span or the tile"));
+                    }
+                    let value = if g.needs(r, s) && p >= 0 && src.in_bounds(p as usize, o0 + c) {
+                        let o = src.offset(p as usize, o0 + c);
+                        if std::mem::replace(&mut loaded[o], true) {
+                            return Err(std::format!("input {o} loaded twice"));
+                        }
+                        Some(o)
+                    } else {
+                        None
+                    };
+                    if shared[at].replace(value).is_some() {
+                        return Err(std::format!("shared {at} stored twice"));
+                    }
+                }
+            }
+            for t in 0..g.threads as u32 {
+                for k in 0..g.stores_per_thread() {
+                    let (c, q) = g.store_chunk(t, k);
+                    let o = o0 + c;
+                    if c >= g.rows || q + VEC > g.width {
+                        return Err(std::format!("store chunk ({c}, {q}) outside the block"));
+                    }
+                    if o >= nx as usize {
+                        continue;
+                    }
+                    let s = row_shift(o, ny, base);
+                    let p = g.output_column(j, q, s);
+                    if p >= 0 && p as usize + VEC <= ny as usize && (dst.offset(o, p as usize) + base as usize) % VEC != 0 {
+                        return Err(std::format!("16-byte store at ({o}, {p}) not aligned"));
+                    }
+                    for i in 0..VEC {
+                        let pi = p + i as isize;
+                        if pi < 0 || pi as usize >= ny as usize {
+                            continue;
+                        }
+                        let at = g.shared_offset(c, LineTile::span_row(q + i, s));
+                        let Some(&Some(Some(from))) = shared.get(at) else {
+                            return Err(std::format!("shared {at} read for ({o}, {pi}) but not loaded"));
+                        };
+                        let w = dst.offset(o, pi as usize);
+                        if std::mem::replace(&mut out[w], from) != usize::MAX {
+                            return Err(std::format!("output {w} written twice"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn line_tile_is_valid() {
+    let g = LINES_W128;
+    assert!(g.validate());
+    assert_eq!((g.loads_per_thread(), g.stores_per_thread(), g.stride()), (20, 4, 165));
+    assert_eq!(g.stride() % 2, 1);
+    assert!(g.shared_bytes(4) <= 48 * 1024);
+    for t in 0..g.threads as u32 {
+        for k in 0..g.loads_per_thread() {
+            let e = t as usize + k * g.threads;
+            assert_eq!((g.load_row(t, k), g.load_column(t)), (e / g.rows, e % g.rows), "t{t} k{k}");
+        }
+    }
+    for (o, ny, base) in [(0usize, 7u32, 5u32), (12_345, 8_193, 28), (1 << 30, u32::MAX - 160, 31), (99_999, 4_099, 0)] {
+        assert_eq!(row_shift(o, ny, base), ((o as u128 * ny as u128 + base as u128) % LINE as u128) as usize);
+    }
+    assert!(!LineTile { width: 96, ..g }.validate());
+    assert!(!LineTile { rows: 16, ..g }.validate());
+}
+
+proptest! {
+    /// Every element moves to its transposed place once, for any shape and
+    /// any line shift of the output's start.
+    #[test]
+    fn line_tile_moves_every_element_to_its_transpose_once(nx in 1u32..300, ny in 1u32..600, base in 0u32..LINE as u32) {
+        let out = simulate_lines(LINES_W128, nx, ny, base).map_err(TestCaseError::fail)?;
+        prop_assert!(is_transpose(&out, nx, ny).is_ok(), "{:?}", is_transpose(&out, nx, ny));
+    }
+
+    /// A warp's stores inside a row are 32 consecutive, aligned 16-byte
+    /// chunks: whole 128-byte lines (four, starting on a line boundary).
+    #[test]
+    fn line_tile_warps_store_whole_lines(nx in 33u32..5000, ny in 300u32..5000, base in 0u32..LINE as u32, b in 0u32..4, j in 1u32..3) {
+        let g = LINES_W128;
+        let dst = output_layout(nx, ny);
+        let o0 = (b as usize * g.rows) % (nx as usize - g.rows);
+        for w in 0..g.threads / WARP {
+            for k in 0..g.stores_per_thread() {
+                let a = lanes(w, |t| {
+                    let (c, q) = g.store_chunk(t, k);
+                    let s = row_shift(o0 + c, ny, base);
+                    let p = g.output_column(j, q, s);
+                    (p >= 0 && p as usize + VEC <= ny as usize).then(|| (dst.offset(o0 + c, p as usize) + base as usize) * 4)
+                });
+                if a.iter().all(Option::is_some) {
+                    let f = a[0].unwrap();
+                    prop_assert_eq!(f % (LINE * 4), 0, "warp {} step {}: first chunk inside a line", w, k);
+                    prop_assert!(a.iter().enumerate().all(|(l, x)| *x == Some(f + 16 * l)));
+                }
+            }
+        }
+    }
+}
+
+/// Conflict degrees of the line tile: the load phase's stores (one span
+/// row, 32 block rows) conflict-free, the store phase's reads (one block
+/// row, positions 4 apart) at most 2-way, for every row shift. Without the
+/// spread they would be 4-way.
+#[test]
+fn line_tile_shared_accesses_are_at_most_two_way() {
+    let g = LINES_W128;
+    for w in 0..g.threads / WARP {
+        for k in 0..g.loads_per_thread() {
+            let a = lanes(w, |t| Some(g.shared_offset(g.load_column(t), g.load_row(t, k)) * 4));
+            assert_eq!(bank_conflict_degree(&a, 4), 1, "load phase warp {w} step {k}");
+        }
+    }
+    let (mut worst, mut plain) = (0, 0);
+    for s in 0..LINE {
+        for k in 0..g.stores_per_thread() {
+            for i in 0..VEC {
+                let a = lanes(0, |t| {
+                    let (c, q) = g.store_chunk(t, k);
+                    Some(g.shared_offset(c, LineTile::span_row(q + i, s)) * 4)
+                });
+                worst = worst.max(bank_conflict_degree(&a, 4));
+                let a = lanes(0, |t| {
+                    let (c, q) = g.store_chunk(t, k);
+                    Some((c * g.stride() + LineTile::span_row(q + i, s)) * 4)
+                });
+                plain = plain.max(bank_conflict_degree(&a, 4));
+            }
+        }
+    }
+    assert_eq!((worst, plain), (2, 4));
+}
