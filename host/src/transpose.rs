@@ -17,7 +17,7 @@ use k::transpose::index::{self as ix, VecTile};
 
 use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
 
-pub use k::transpose::{SmemConfig, VecConfig};
+pub use k::transpose::{LinesConfig, SmemConfig, VecConfig};
 
 /// The rungs of the transpose ladder, and further tile configurations of
 /// the tiled rungs (for the benchmark to compare).
@@ -42,8 +42,9 @@ pub enum TransposeVariant {
     /// elements shifted to their places between lanes.
     Vec4Realigned,
     /// Rung 10: any shape; each block's output row segments start on
-    /// 128-byte line boundaries (whole-line 16-byte stores).
-    Lines,
+    /// 128-byte line boundaries (whole-line 16-byte stores), in one of its
+    /// launch orders ([`LinesConfig`]).
+    Lines(LinesConfig),
     /// A few columns or rows (short side at most
     /// [`ix::THIN_MAX`]): whole lines of the long side per block.
     Thin,
@@ -64,7 +65,7 @@ impl TransposeVariant {
         V::Smem(SmemConfig::PadUnroll2),
         V::Vec4(VecConfig::T64B256),
         V::Vec4Realigned,
-        V::Lines,
+        V::Lines(LinesConfig::W128),
     ];
 
     /// Every variant: each configuration of the tables, then the rungs
@@ -73,14 +74,25 @@ impl TransposeVariant {
         let mut v = vec![V::NaiveRow, V::NaiveCol];
         v.extend(SmemConfig::ALL.iter().map(|&c| V::Smem(c)));
         v.extend(VecConfig::ALL.iter().map(|&c| V::Vec4(c)));
-        v.extend([V::Vec4Unaligned, V::Vec4Realigned, V::Lines, V::Thin, V::Copy]);
+        v.extend([V::Vec4Unaligned, V::Vec4Realigned]);
+        v.extend(LinesConfig::ALL.iter().map(|&c| V::Lines(c)));
+        v.extend([V::Thin, V::Copy]);
         v
     }
 
     /// The default for shapes whose sides are multiples of 4.
     pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4(VecConfig::T64B256);
-    /// The default for other shapes with both sides above [`ix::THIN_MAX`].
-    pub const DEFAULT_SCALAR: TransposeVariant = V::Lines;
+    /// The default for other shapes with both sides above [`ix::THIN_MAX`]
+    /// and output rows longer than [`Self::SHORT_ROWS`].
+    pub const DEFAULT_SCALAR: TransposeVariant = V::Lines(LinesConfig::W128G256);
+    /// The default for other shapes with output rows of at most
+    /// [`Self::SHORT_ROWS`] elements: rung 10 launched block row by block
+    /// row (a row's end shares its line with the next row's start, and both
+    /// halves are then written by neighbouring blocks).
+    pub const DEFAULT_SHORT_ROWS: TransposeVariant = V::Lines(LinesConfig::W128);
+    /// Longest output row (`ny`) that takes [`Self::DEFAULT_SHORT_ROWS`]:
+    /// four of rung 10's 128-column segments.
+    pub const SHORT_ROWS: usize = 4 * ix::LINES_W128.width;
 
     /// The variant [`Transpose::new`] uses for an `nx × ny` input unless
     /// [`Transpose::variant`] picks one:
@@ -90,6 +102,7 @@ impl TransposeVariant {
     /// | one row or one column | [`Copy`](V::Copy) |
     /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
     /// | `nx`, `ny` multiples of 4 | [`DEFAULT_VECTOR`](V::DEFAULT_VECTOR) |
+    /// | `ny` ≤ [`SHORT_ROWS`](V::SHORT_ROWS) | [`DEFAULT_SHORT_ROWS`](V::DEFAULT_SHORT_ROWS) |
     /// | any other | [`DEFAULT_SCALAR`](V::DEFAULT_SCALAR) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
         if V::Copy.supports(nx, ny) {
@@ -98,6 +111,8 @@ impl TransposeVariant {
             V::Thin
         } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
             Self::DEFAULT_VECTOR
+        } else if ny <= Self::SHORT_ROWS {
+            Self::DEFAULT_SHORT_ROWS
         } else {
             Self::DEFAULT_SCALAR
         }
@@ -114,7 +129,7 @@ impl TransposeVariant {
             V::Vec4(c) => c.name(),
             V::Vec4Unaligned => "transpose_vec4u_t64_b256",
             V::Vec4Realigned => "transpose_vec4r_t64_b256",
-            V::Lines => "transpose_lines_w128",
+            V::Lines(c) => c.name(),
             V::Thin => "transpose_thin",
             V::Copy => "transpose_copy",
         }
@@ -161,7 +176,7 @@ impl TransposeVariant {
             V::Smem(c) => c.config().config(nx, ny),
             V::Vec4(c) => c.config().config(nx, ny),
             V::Vec4Unaligned | V::Vec4Realigned => ix::VEC4_T64_B256.config(nx, ny),
-            V::Lines => ix::LINES_W128.config(nx, ny),
+            V::Lines(c) => c.config().config(nx, ny),
             V::Thin => ix::THIN.config(nx, ny),
             V::Copy => LaunchConfig::linear(0, 0),
         }
@@ -269,10 +284,7 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
             let (in_base, out_base) = (base_shift(input, ix::VEC), base_shift(output, ix::VEC));
             launch!(ctx, k::transpose::transpose_vec4r_t64_b256, cfg, input, output, nx, ny, in_base, out_base)
         }
-        V::Lines => {
-            let out_base = base_shift(output, ix::LINE);
-            launch!(ctx, k::transpose::transpose_lines_w128, cfg, input, output, nx, ny, out_base)
-        }
+        V::Lines(c) => c.launch(ctx, cfg, input, output, nx, ny, base_shift(output, ix::LINE)),
         V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
         V::Thin => go!(transpose_thin_wide),
         V::Copy => ctx.copy(input, output),
@@ -302,3 +314,60 @@ macro_rules! transpose_launcher {
 }
 k::transpose_smem_table!(transpose_launcher);
 k::transpose_vec_table!(transpose_launcher);
+
+/// Launches one row of the line-aligned table.
+trait LinesLaunch {
+    /// Launches the row's kernel with `cfg` on the `nx × ny` input, the
+    /// output starting `out_base` elements past a 128-byte line.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32, out_base: u32) -> Result<()>;
+}
+
+/// Writes [`LinesLaunch`] for the line-aligned table (its kernels also take
+/// the output's line shift): one `launch!` arm per row.
+macro_rules! lines_launcher {
+    (
+        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
+        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
+    ) => {
+        impl LinesLaunch for $Enum {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32, out_base: u32) -> Result<()> {
+                match self {
+                    $( #[$gate] $Enum::$V => launch!(ctx, k::transpose::$kernel, cfg, input, output, nx, ny, out_base), )*
+                }
+            }
+        }
+    };
+}
+k::transpose_lines_table!(lines_launcher);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default per shape class (the table of [`TransposeVariant::fastest_for`]),
+    /// and every default supports its shape.
+    #[test]
+    fn fastest_for_follows_the_shape_classes() {
+        let cases = [
+            ((1, 4099), V::Copy),
+            ((4099, 1), V::Copy),
+            ((7, 1 << 22), V::Thin),
+            ((1 << 20, 32), V::Thin),
+            ((8192, 8192), V::DEFAULT_VECTOR),
+            ((68, 132), V::DEFAULT_VECTOR),
+            ((1_048_573, 67), V::DEFAULT_SHORT_ROWS),
+            ((8191, V::SHORT_ROWS), V::DEFAULT_SHORT_ROWS),
+            ((8191, V::SHORT_ROWS + 1), V::DEFAULT_SCALAR),
+            ((67, 1_048_573), V::DEFAULT_SCALAR),
+            ((8191, 8193), V::DEFAULT_SCALAR),
+        ];
+        for ((nx, ny), want) in cases {
+            let got = V::fastest_for(nx, ny);
+            assert_eq!(got, want, "{nx} x {ny}");
+            assert!(got.supports(nx, ny), "{nx} x {ny}");
+        }
+        assert_eq!(V::DEFAULT_SCALAR, V::Lines(LinesConfig::W128G256));
+        assert_eq!(V::DEFAULT_SHORT_ROWS, V::Lines(LinesConfig::W128));
+    }
+}

@@ -97,7 +97,7 @@ pub fn cases() -> Vec<Case> {
         let shapes = match var {
             TransposeVariant::Thin => THIN_SHAPES,
             TransposeVariant::Copy => &[(1, 1), (1, 4099), (4099, 1)][..],
-            TransposeVariant::Vec4Unaligned | TransposeVariant::Vec4Realigned | TransposeVariant::Lines => UNALIGNED_SHAPES,
+            TransposeVariant::Vec4Unaligned | TransposeVariant::Vec4Realigned | TransposeVariant::Lines(_) => UNALIGNED_SHAPES,
             v if v.is_vectorised() => VEC_SHAPES,
             _ => SHAPES,
         };

@@ -286,8 +286,9 @@ const R25: &str = "2026-11-25-h100";
 /// Thin transposes and the PyTorch / CuPy blur baselines (2026-11-25).
 const BASE25: &str = "2026-11-25-h100-baselines";
 const T25: &str = "2026-11-25-h100-transpose";
-/// Rung 10 (line-aligned stores) against rung 7 on odd sides, one run.
-const TL26: &str = "2026-11-26-h100-transpose-lines";
+/// Rung 10 (line-aligned stores) in its two launch orders against rung 7
+/// on odd sides, one run (the final build).
+const TO26: &str = "2026-11-26-h100-transpose-final";
 /// Odd shapes after the staging and memory-pool changes (tensor-core odd
 /// rows and the SGEMM shape classes, one run).
 const ODD26: &str = "2026-11-26-h100-odd";
@@ -575,46 +576,57 @@ pub const TABLES: &[Table] = &[
             ],
             &[
                 Cell::T("8191×8193 / 4093×4099 / 8190×8194 (2026-11-26)"),
-                Cell::T("`transpose_lines_w128`"),
+                Cell::T("`transpose_lines_w128_g256`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128"], &["8191x8193"], &[TL26]),
+                    tr(&["transpose_lines_w128_g256"], &["8191x8193"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["4093x4099"], &[TL26]),
+                    tr(&["transpose_lines_w128_g256"], &["4093x4099"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["8190x8194"], &[TL26]),
+                    tr(&["transpose_lines_w128_g256"], &["8190x8194"], &[TO26]),
                 ]),
             ],
             &[
                 Cell::T("the same, rung 7 (the default before 2026-11-26, same run)"),
                 Cell::T("`transpose_vec4r_t64_b256`"),
                 Cell::Cat(&[
-                    tr(&["transpose_vec4r_t64_b256"], &["8191x8193"], &[TL26]),
+                    tr(&["transpose_vec4r_t64_b256"], &["8191x8193"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_vec4r_t64_b256"], &["4093x4099"], &[TL26]),
+                    tr(&["transpose_vec4r_t64_b256"], &["4093x4099"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_vec4r_t64_b256"], &["8190x8194"], &[TL26]),
+                    tr(&["transpose_vec4r_t64_b256"], &["8190x8194"], &[TO26]),
                 ]),
             ],
             &[
-                Cell::T("odd, moderately thin: (2²⁰−3)×67 / 524287×131 / 262147×257 (2026-11-26)"),
-                Cell::T("`transpose_lines_w128`"),
+                Cell::T("odd, a few short columns: 67×(2²⁰−3) / 131×524287 / 257×262147 (2026-11-26)"),
+                Cell::T("`transpose_lines_w128_g256`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128"], &["1048573x67"], &[TL26]),
+                    tr(&["transpose_lines_w128_g256"], &["67x1048573"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["524287x131"], &[TL26]),
+                    tr(&["transpose_lines_w128_g256"], &["131x524287"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["262147x257"], &[TL26]),
+                    tr(&["transpose_lines_w128_g256"], &["257x262147"], &[TO26]),
                 ]),
             ],
             &[
-                Cell::T("the transposed shapes: 67×(2²⁰−3) / 131×524287 / 257×262147 (2026-11-26)"),
+                Cell::T("the same, block rows one after the other (same run)"),
                 Cell::T("`transpose_lines_w128`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128"], &["67x1048573"], &[TL26]),
+                    tr(&["transpose_lines_w128"], &["67x1048573"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["131x524287"], &[TL26]),
+                    tr(&["transpose_lines_w128"], &["131x524287"], &[TO26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["257x262147"], &[TL26]),
+                    tr(&["transpose_lines_w128"], &["257x262147"], &[TO26]),
+                ]),
+            ],
+            &[
+                Cell::T("odd, short output rows: (2²⁰−3)×67 / 524287×131 / 262147×257 (2026-11-26)"),
+                Cell::T("`transpose_lines_w128`"),
+                Cell::Cat(&[
+                    tr(&["transpose_lines_w128"], &["1048573x67"], &[TO26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_lines_w128"], &["524287x131"], &[TO26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_lines_w128"], &["262147x257"], &[TO26]),
                 ]),
             ],
             &[
@@ -790,17 +802,21 @@ pub const TABLES: &[Table] = &[
             &[
                 Cell::T("transpose, sides not multiples of 4"),
                 Cell::T("8191×8193, 4093×4099, 8190×8194"),
-                Cell::Cat(&[tr(&["transpose_lines_w128"], &["8191x8193", "4093x4099", "8190x8194"], &[TL26]), Cell::T(" % of copy")]),
+                Cell::Cat(&[tr(&["transpose_lines_w128_g256"], &["8191x8193", "4093x4099", "8190x8194"], &[TO26]), Cell::T(" % of copy")]),
             ],
             &[
-                Cell::T("transpose, odd sides, 67–257 rows or columns"),
-                Cell::T("(2²⁰−3)×67 … 257×262147, both ways"),
+                Cell::T("transpose, odd sides, 67–257 columns"),
+                Cell::T("67×(2²⁰−3), 131×524287, 257×262147"),
                 Cell::Cat(&[
-                    tr(
-                        &["transpose_lines_w128"],
-                        &["1048573x67", "67x1048573", "524287x131", "131x524287", "262147x257", "257x262147"],
-                        &[TL26],
-                    ),
+                    tr(&["transpose_lines_w128_g256"], &["67x1048573", "131x524287", "257x262147"], &[TO26]),
+                    Cell::T(" % of copy"),
+                ]),
+            ],
+            &[
+                Cell::T("transpose, odd sides, 67–257 rows"),
+                Cell::T("(2²⁰−3)×67, 524287×131, 262147×257"),
+                Cell::Cat(&[
+                    tr(&["transpose_lines_w128"], &["1048573x67", "524287x131", "262147x257"], &[TO26]),
                     Cell::T(" % of copy"),
                 ]),
             ],

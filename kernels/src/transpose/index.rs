@@ -420,6 +420,13 @@ pub const LINE: usize = 32;
 /// an odd stride: the load phase's stores (32 rows, one position) are
 /// conflict-free, the store phase's reads (one row, positions 4 apart) at
 /// most 2-way.
+///
+/// Launch order ([`LineTile::block_coords`]): a 1-D grid walks `group`
+/// block rows at a time, column by column (block row fastest). Neighbouring
+/// block rows read the two halves of the input lines at their shared
+/// columns, and with `group` > 1 they run at nearly the same time, so the
+/// second read of such a line hits the L2; with `group` = 1 (block rows one
+/// after the other) a long output row's blocks are far apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineTile {
     /// Output columns per row segment: a multiple of 128 (one 16-byte store
@@ -429,6 +436,8 @@ pub struct LineTile {
     pub rows: usize,
     /// Threads per block (1D).
     pub threads: usize,
+    /// Block rows per group of the launch order.
+    pub group: usize,
 }
 
 /// `o · ny + base` modulo [`LINE`]: where output row `o` starts in its
@@ -450,6 +459,7 @@ impl LineTile {
             && self.threads % WARP == 0
             && (self.span() * self.rows) % self.threads == 0
             && (self.width * self.rows / VEC) % self.threads == 0
+            && self.group > 0
     }
 
     /// Threads per block.
@@ -557,23 +567,43 @@ impl LineTile {
         (self.rows * self.stride() * elem) as u32
     }
 
-    /// Launch geometry for an `nx × ny` input: `(ny + LINE) / width` block
-    /// columns (rounded up: the last segment of a row shifted by up to
-    /// `LINE − 1` still ends past column `ny − 1`), `nx / rows` block rows
-    /// (folded).
+    /// `(block rows, block columns)` for an `nx × ny` input: `nx / rows`
+    /// and `(ny + LINE) / width`, rounded up (the last segment of a row
+    /// shifted by up to `LINE − 1` still ends past column `ny − 1`).
+    #[inline(always)]
+    pub const fn blocks(&self, nx: u32, ny: u32) -> (u32, u32) {
+        (nx.div_ceil(self.rows as u32), (ny as usize + LINE).div_ceil(self.width) as u32)
+    }
+
+    /// `(block row b, block column j)` of block `idx` of the 1-D grid over
+    /// `rows × cols` blocks: groups of `group` block rows one after the
+    /// other (the last one shorter), inside a group column by column, block
+    /// row fastest.
+    #[inline(always)]
+    pub const fn block_coords(&self, idx: u32, rows: u32, cols: u32) -> (u32, u32) {
+        let g = self.group as u32;
+        let per_group = g * cols;
+        let (first, within) = (idx / per_group * g, idx % per_group);
+        let height = if rows - first < g { rows - first } else { g };
+        (first + within % height, within / height)
+    }
+
+    /// Launch geometry for an `nx × ny` input: one 1-D grid of every block
+    /// ([`LineTile::blocks`]; at most 2³¹ − 1 of them: a matrix of 2⁴³
+    /// elements).
     pub const fn config(&self, nx: u32, ny: u32) -> LaunchConfig {
-        LaunchConfig {
-            grid: [(ny as usize + LINE).div_ceil(self.width) as u32, nx.div_ceil(self.rows as u32), 1],
-            block: [self.threads as u32, 1, 1],
-            shared_bytes: self.shared_bytes(4),
-        }
-        .fold_rows()
+        let (rows, cols) = self.blocks(nx, ny);
+        LaunchConfig::linear(rows * cols, self.threads as u32).with_shared(self.shared_bytes(4))
     }
 }
 
 /// Rung 10: 128-column segments (four lines) of 32 output rows, 256 threads
-/// (20 loads and 4 16-byte stores each).
-pub const LINES_W128: LineTile = LineTile { width: 128, rows: WARP, threads: 256 };
+/// (20 loads and 4 16-byte stores each), block rows launched one after the
+/// other.
+pub const LINES_W128: LineTile = LineTile { width: 128, rows: WARP, threads: 256, group: 1 };
+/// Rung 10's tile launched 256 block rows at a time (column by column for
+/// up to 8192 output rows).
+pub const LINES_W128_G256: LineTile = LineTile { group: 256, ..LINES_W128 };
 
 /// Longest short side the thin kernels take: matrices with at most this
 /// many columns (tall) or rows (wide).

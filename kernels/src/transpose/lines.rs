@@ -3,9 +3,9 @@
 
 use crate::arch::simd::f32x4;
 
-use super::index::{input_layout, output_layout, row_shift, LineTile, LINES_W128, VEC};
-use crate::arch::{block_idx_x, block_row, dynamic_shared, sync_threads, thread_idx_x, Global};
-use crate::kernel;
+use super::index::{input_layout, output_layout, row_shift, LineTile, LINES_W128, LINES_W128_G256, VEC};
+use crate::arch::{block_idx_x, dynamic_shared, sync_threads, thread_idx_x, Global};
+use crate::variant_family;
 
 /// The body of the line-aligned kernel: `L` (= `g.loads_per_thread()`)
 /// loads and `S` (= `g.stores_per_thread()`) 16-byte stores per thread.
@@ -32,7 +32,8 @@ unsafe fn line_tile<const L: usize, const S: usize>(g: LineTile, input: Global<f
     unsafe {
         assert!(L == g.loads_per_thread() && S == g.stores_per_thread());
         let t = thread_idx_x();
-        let (j, b) = (block_idx_x(), block_row());
+        let (rows, cols) = g.blocks(nx, ny);
+        let (b, j) = g.block_coords(block_idx_x(), rows, cols);
         let src = input_layout(nx, ny); // (ny, nx)
         let dst = output_layout(nx, ny); // (nx, ny)
         let smem = dynamic_shared::<f32>();
@@ -93,23 +94,52 @@ unsafe fn line_tile<const L: usize, const S: usize>(g: LineTile, input: Global<f
     }
 }
 
-kernel! {
-    /// Rung 10 — line-aligned stores: for sides that are not multiples of
-    /// 4 (or of 32), every output row starts at another place in its
-    /// 128-byte line, and a tile whose segments follow the matrix's columns
-    /// writes the lines at both ends of each segment in two halves from two
-    /// blocks; the L2 takes such partial lines far more slowly than whole
-    /// ones (a copy with an unaligned destination runs well below one with
-    /// an unaligned source). Here each block's segment of an output row
-    /// starts on the row's own line boundary ([`LineTile`]): every warp
-    /// stores whole aligned lines with 16-byte stores; the price is a span
-    /// of `width + 32` input rows per block, each element loaded only where
-    /// its output row needs it (a few predicated-off load slots).
-    /// Expected: the aligned rungs' bandwidth on any shape.
-    /// Launch: [`LINES_W128`]`.config(nx, ny)`; `out_base`: the output's
-    /// elements past a 128-byte boundary.
-    pub fn transpose_lines_w128(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32, out_base: u32) {
-        const _: () = assert!(LINES_W128.validate(), "invalid tile");
-        line_tile::<{ LINES_W128.loads_per_thread() }, { LINES_W128.stores_per_thread() }>(LINES_W128, input, output, nx, ny, out_base)
-    }
+/// Defines one line-aligned kernel: [`line_tile`] instantiated with the
+/// tile configuration `$cfg`.
+macro_rules! lines_kernel {
+    ($(#[$m:meta])* $name:ident = $cfg:path) => {
+        $crate::kernel! {
+            $(#[$m])*
+            /// Launch: `config().config(nx, ny)` of its [`LinesConfig`];
+            /// `out_base`: the output's elements past a 128-byte boundary.
+            pub fn $name(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32, out_base: u32) {
+                const _: () = assert!($cfg.validate(), "invalid tile");
+                line_tile::<{ $cfg.loads_per_thread() }, { $cfg.stores_per_thread() }>($cfg, input, output, nx, ny, out_base)
+            }
+        }
+    };
 }
+
+/// The line-aligned rung and its launch orders, one row each (see
+/// [`crate::variants`]): the variant, its kernel, the tile, and the blocks
+/// per SM of its launch bounds (0: none).
+#[macro_export]
+macro_rules! transpose_lines_table {
+    ($then:ident) => { $then! {
+        /// The line-aligned transposes (any shape): rung 10 and further
+        /// launch orders for the benchmark to compare.
+        pub enum LinesConfig: $crate::transpose::index::LineTile;
+
+        /// Rung 10 — line-aligned stores: for sides that are not multiples
+        /// of 4 (or of 32), every output row starts at another place in its
+        /// 128-byte line, and a tile whose segments follow the matrix's
+        /// columns writes the lines at both ends of each segment in two
+        /// halves from two blocks; such partial-line writes cost far more
+        /// than unaligned reads (a copy with its destination one element off
+        /// runs well below one with its source off). Here each block's
+        /// segment of an output row starts on the row's own line boundary
+        /// ([`LineTile`]): every warp stores whole aligned lines with 16-byte
+        /// stores; the price is a span of `width + 32` input rows per block,
+        /// each element loaded only where its output row needs it.
+        /// Expected: the aligned rungs' bandwidth on any shape.
+        [cfg(all())] W128 => transpose_lines_w128 = lines_kernel!(LINES_W128), bounds 0;
+        /// Rung 10 launched 256 block rows at a time (block row fastest):
+        /// the blocks that share input lines at their common columns run
+        /// together, so the second read of such a line hits the L2; for
+        /// long output rows (the block-row order suits short ones, whose
+        /// row ends share lines between neighbouring rows).
+        [cfg(all())] W128G256 => transpose_lines_w128_g256 = lines_kernel!(LINES_W128_G256), bounds 0;
+    } };
+}
+
+crate::transpose_lines_table!(variant_family);

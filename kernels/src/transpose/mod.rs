@@ -22,12 +22,13 @@
 //!    segments start on 128-byte line boundaries (whole-line 16-byte
 //!    stores), the input span follows each row's shift.
 //!
-//! Rungs 3–5 and rung 6 are rows of two variant tables
+//! Rungs 3–5, rung 6 and rung 10 are rows of three variant tables
 //! ([`transpose_smem_table!`](crate::transpose_smem_table),
-//! [`transpose_vec_table!`](crate::transpose_vec_table)), which also list
-//! further tile configurations ([`SmemConfig`], [`VecConfig`]) so the
-//! benchmark can pick the fastest; one row defines the kernel, its enum
-//! variant and the host's launch arm.
+//! [`transpose_vec_table!`](crate::transpose_vec_table),
+//! [`transpose_lines_table!`](crate::transpose_lines_table)), which also
+//! list further tile configurations or launch orders ([`SmemConfig`],
+//! [`VecConfig`], [`LinesConfig`]) so the benchmark can pick the fastest;
+//! one row defines the kernel, its enum variant and the host's launch arm.
 
 pub mod index;
 mod lines;
@@ -44,6 +45,6 @@ pub use vec::*;
 
 /// The transpose kernels' launch bounds (for the PTX linker).
 pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = {
-    const PARTS: &[&[crate::launch::LaunchBounds]] = &[SmemConfig::BOUNDS, VecConfig::BOUNDS];
+    const PARTS: &[&[crate::launch::LaunchBounds]] = &[SmemConfig::BOUNDS, VecConfig::BOUNDS, LinesConfig::BOUNDS];
     &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
 };

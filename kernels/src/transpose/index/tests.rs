@@ -5,7 +5,7 @@
 //! warp-wide access is what the rung's doc comment claims.
 
 use super::*;
-use crate::transpose::{SmemConfig, VecConfig};
+use crate::transpose::{LinesConfig, SmemConfig, VecConfig};
 use crate::layout::analysis::{bank_conflict_degree, is_coalesced};
 use proptest::prelude::*;
 use std::vec;
@@ -541,11 +541,17 @@ fn vector_tile_rows_of_chunks_are_consecutive_lanes() {
 fn simulate_lines(g: LineTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>, std::string::String> {
     let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
     let cfg = g.config(nx, ny);
+    let (rows, cols) = g.blocks(nx, ny);
     let tile = g.rows * g.stride();
     let mut out = vec![usize::MAX; dst.size()];
     let mut loaded = vec![false; src.size()];
-    for b in 0..cfg.grid[1] {
-        for j in 0..cfg.grid[0] {
+    let mut seen = vec![false; (rows * cols) as usize];
+    for idx in 0..cfg.grid[0] {
+        let (b, j) = g.block_coords(idx, rows, cols);
+        if b >= rows || j >= cols || std::mem::replace(&mut seen[(b * cols + j) as usize], true) {
+            return Err(std::format!("block {idx} -> ({b}, {j}) outside the grid or twice"));
+        }
+        {
             let mut shared = vec![None; tile];
             let (o0, p0) = (b as usize * g.rows, g.span_start(j));
             for t in 0..g.threads as u32 {
@@ -608,9 +614,39 @@ fn simulate_lines(g: LineTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>
     Ok(out)
 }
 
+proptest! {
+    /// The launch order visits every block once, groups of `group` block
+    /// rows one after the other, block row fastest inside a group.
+    #[test]
+    fn line_tile_launch_order_is_a_grouped_bijection(rows in 1u32..700, cols in 1u32..300, which in 0..LinesConfig::ALL.len()) {
+        let g = LinesConfig::ALL[which].config();
+        let mut seen = vec![false; (rows * cols) as usize];
+        let mut prev: Option<(u32, u32)> = None;
+        for idx in 0..rows * cols {
+            let (b, j) = g.block_coords(idx, rows, cols);
+            prop_assert!(b < rows && j < cols);
+            prop_assert!(!std::mem::replace(&mut seen[(b * cols + j) as usize], true), "({}, {}) twice", b, j);
+            if let Some((pb, pj)) = prev {
+                let same_group = pb / g.group as u32 == b / g.group as u32;
+                let next = if same_group {
+                    (pj == j && b == pb + 1) || (j == pj + 1 && b % g.group as u32 == 0)
+                } else {
+                    b == pb + 1 && j == 0 && b % g.group as u32 == 0
+                };
+                prop_assert!(next, "({}, {}) after ({}, {})", b, j, pb, pj);
+            }
+            prev = Some((b, j));
+        }
+    }
+}
+
 #[test]
 fn line_tile_is_valid() {
     let g = LINES_W128;
+    for c in LinesConfig::ALL {
+        assert!(c.config().validate(), "{}", c.name());
+        assert_eq!(c.config(), LineTile { group: c.config().group, ..g });
+    }
     assert!(g.validate());
     assert_eq!((g.loads_per_thread(), g.stores_per_thread(), g.stride()), (20, 4, 165));
     assert_eq!(g.stride() % 2, 1);
@@ -632,8 +668,8 @@ proptest! {
     /// Every element moves to its transposed place once, for any shape and
     /// any line shift of the output's start.
     #[test]
-    fn line_tile_moves_every_element_to_its_transpose_once(nx in 1u32..300, ny in 1u32..600, base in 0u32..LINE as u32) {
-        let out = simulate_lines(LINES_W128, nx, ny, base).map_err(TestCaseError::fail)?;
+    fn line_tile_moves_every_element_to_its_transpose_once(nx in 1u32..300, ny in 1u32..600, base in 0u32..LINE as u32, which in 0..LinesConfig::ALL.len()) {
+        let out = simulate_lines(LinesConfig::ALL[which].config(), nx, ny, base).map_err(TestCaseError::fail)?;
         prop_assert!(is_transpose(&out, nx, ny).is_ok(), "{:?}", is_transpose(&out, nx, ny));
     }
 

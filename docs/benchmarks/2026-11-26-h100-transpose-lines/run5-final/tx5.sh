@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Final build of rung 10 (two launch orders; Auto picks by output row length): GPU tests (transpose, interop, sgemm:
+# the SGEMM stages transposed operands with the default transpose), sanitizer on the rung-10 cases, the bench (records).
+set -u
+mkdir -p /tmp/t && tar xzf .gpu/new.tar.gz -C /tmp/t
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt
+cd /tmp/t
+for f in transpose interop sgemm; do
+  FERROTILE_REQUIRE_GPU=1 timeout 250 bundle/bin/kernels --include-ignored --test-threads=8 $f > $OUT/tests-$f.log 2>&1; echo "tests $f rc=$?"; grep -E "^test result" $OUT/tests-$f.log; grep -E "FAILED|panicked" $OUT/tests-$f.log | head -10
+done
+for tool in memcheck racecheck; do
+  FERROTILE_REQUIRE_GPU=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 bundle/bin/kernels --include-ignored --test-threads=1 cuda::transpose::lines_w128 > $OUT/sanitizer-$tool.log 2>&1; echo "$tool rc=$?"; grep -E "test result|ERROR SUMMARY" $OUT/sanitizer-$tool.log | tail -2
+done
+FERROTILE_RESULTS=$OUT/results.jsonl timeout 500 bundle/bin/bench-transpose > $OUT/bench-transpose.log 2>&1; echo "bench rc=$?"
+grep -E "^- " $OUT/bench-transpose.log
