@@ -46,7 +46,8 @@ pub enum TransposeVariant {
     /// launch orders ([`LinesConfig`]).
     Lines(LinesConfig),
     /// A few columns or rows (short side at most
-    /// [`ix::THIN_MAX`]): whole lines of the long side per block.
+    /// [`ix::THIN_MAX`]): whole lines of the long side per block; the
+    /// default up to [`TransposeVariant::THIN_DEFAULT_MAX`].
     Thin,
     /// One row or one column: the transpose is the same bytes, copied
     /// device to device.
@@ -80,9 +81,12 @@ impl TransposeVariant {
         v
     }
 
+    /// Longest short side for which [`TransposeVariant::fastest_for`]
+    /// picks [`Thin`](V::Thin) (it takes up to [`ix::THIN_MAX`]).
+    pub const THIN_DEFAULT_MAX: usize = 32;
     /// The default for shapes whose sides are multiples of 4.
     pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4(VecConfig::T64B256);
-    /// The default for other shapes with both sides above [`ix::THIN_MAX`]
+    /// The default for other shapes with both sides above [`Self::THIN_DEFAULT_MAX`]
     /// and output rows longer than [`Self::SHORT_ROWS`].
     pub const DEFAULT_SCALAR: TransposeVariant = V::Lines(LinesConfig::W128G256);
     /// The default for other shapes with output rows of at most
@@ -100,14 +104,14 @@ impl TransposeVariant {
     /// | shape | variant |
     /// | --- | --- |
     /// | one row or one column | [`Copy`](V::Copy) |
-    /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
+    /// | short side ≤ [`THIN_DEFAULT_MAX`](V::THIN_DEFAULT_MAX) | [`Thin`](V::Thin) |
     /// | `nx`, `ny` multiples of 4 | [`DEFAULT_VECTOR`](V::DEFAULT_VECTOR) |
     /// | `ny` ≤ [`SHORT_ROWS`](V::SHORT_ROWS) | [`DEFAULT_SHORT_ROWS`](V::DEFAULT_SHORT_ROWS) |
     /// | any other | [`DEFAULT_SCALAR`](V::DEFAULT_SCALAR) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
         if V::Copy.supports(nx, ny) {
             V::Copy
-        } else if V::Thin.supports(nx, ny) {
+        } else if nx.min(ny) <= Self::THIN_DEFAULT_MAX {
             V::Thin
         } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
             Self::DEFAULT_VECTOR
@@ -286,7 +290,10 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
         }
         V::Lines(c) => c.launch(ctx, cfg, input, output, nx, ny, base_shift(output, ix::LINE)),
         V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
-        V::Thin => go!(transpose_thin_wide),
+        V::Thin => {
+            let out_base = base_shift(output, ix::LINE);
+            launch!(ctx, k::transpose::transpose_thin_wide, cfg, input, output, nx, ny, out_base)
+        }
         V::Copy => ctx.copy(input, output),
     }
 }
@@ -354,6 +361,8 @@ mod tests {
             ((4099, 1), V::Copy),
             ((7, 1 << 22), V::Thin),
             ((1 << 20, 32), V::Thin),
+            ((1 << 20, 33), V::DEFAULT_SHORT_ROWS),
+            ((129, 1 << 20), V::DEFAULT_SCALAR),
             ((8192, 8192), V::DEFAULT_VECTOR),
             ((68, 132), V::DEFAULT_VECTOR),
             ((1_048_573, 67), V::DEFAULT_SHORT_ROWS),

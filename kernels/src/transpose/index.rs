@@ -605,9 +605,18 @@ pub const LINES_W128: LineTile = LineTile { width: 128, rows: WARP, threads: 256
 /// up to 8192 output rows).
 pub const LINES_W128_G256: LineTile = LineTile { group: 256, ..LINES_W128 };
 
+/// Elements from the 128-byte line boundary at or before element `flat`
+/// of an output whose element 0 lies `base` elements past a boundary, to
+/// `flat` (0 ..= 31): where a contiguous run starting at `flat` begins in
+/// its line.
+#[inline(always)]
+pub const fn line_head(flat: usize, base: u32) -> u32 {
+    ((flat + base as usize) % LINE) as u32
+}
+
 /// Longest short side the thin kernels take: matrices with at most this
-/// many columns (tall) or rows (wide).
-pub const THIN_MAX: u32 = 32;
+/// many columns (tall) or rows (wide); 32 lines of it fill a [`THIN`] block.
+pub const THIN_MAX: u32 = 128;
 
 /// A thin tile: for a matrix whose short side `s` is at most [`THIN_MAX`],
 /// a block moves `lines` whole lines of the long side (`lines · s`
@@ -662,6 +671,16 @@ impl ThinTile {
     #[inline(always)]
     pub const fn sides(nx: u32, ny: u32) -> (u32, u32, bool) {
         if nx <= ny { (nx, ny, true) } else { (ny, nx, false) }
+    }
+
+    /// The run element the wide kernel's thread `t` stores on step `k`
+    /// (`0 ..= per_thread`, one step more than the loads: the run starts
+    /// `head` elements past a line, [`line_head`]): `t + k · threads − head`,
+    /// `None` before the run. A warp's 32 elements fill one line.
+    #[inline(always)]
+    pub const fn wide_store(&self, t: u32, k: u32, head: u32) -> Option<u32> {
+        let i = t + k * self.threads as u32;
+        if i >= head { Some(i - head) } else { None }
     }
 
     /// Whether an `nx × ny` input is thin enough for these kernels.
