@@ -46,8 +46,7 @@ pub enum TransposeVariant {
     /// launch orders ([`LinesConfig`]).
     Lines(LinesConfig),
     /// A few columns or rows (short side at most
-    /// [`ix::THIN_MAX`]): whole lines of the long side per block; the
-    /// default up to [`TransposeVariant::THIN_DEFAULT_MAX`].
+    /// [`ix::THIN_MAX`]): whole lines of the long side per block.
     Thin,
     /// One row or one column: the transpose is the same bytes, copied
     /// device to device.
@@ -81,12 +80,9 @@ impl TransposeVariant {
         v
     }
 
-    /// Longest short side for which [`TransposeVariant::fastest_for`]
-    /// picks [`Thin`](V::Thin) (it takes up to [`ix::THIN_MAX`]).
-    pub const THIN_DEFAULT_MAX: usize = 32;
     /// The default for shapes whose sides are multiples of 4.
     pub const DEFAULT_VECTOR: TransposeVariant = V::Vec4(VecConfig::T64B256);
-    /// The default for other shapes with both sides above [`Self::THIN_DEFAULT_MAX`]
+    /// The default for other shapes with both sides above [`ix::THIN_MAX`]
     /// and output rows longer than [`Self::SHORT_ROWS`].
     pub const DEFAULT_SCALAR: TransposeVariant = V::Lines(LinesConfig::W128G256);
     /// The default for other shapes with output rows of at most
@@ -104,14 +100,14 @@ impl TransposeVariant {
     /// | shape | variant |
     /// | --- | --- |
     /// | one row or one column | [`Copy`](V::Copy) |
-    /// | short side ≤ [`THIN_DEFAULT_MAX`](V::THIN_DEFAULT_MAX) | [`Thin`](V::Thin) |
+    /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
     /// | `nx`, `ny` multiples of 4 | [`DEFAULT_VECTOR`](V::DEFAULT_VECTOR) |
     /// | `ny` ≤ [`SHORT_ROWS`](V::SHORT_ROWS) | [`DEFAULT_SHORT_ROWS`](V::DEFAULT_SHORT_ROWS) |
     /// | any other | [`DEFAULT_SCALAR`](V::DEFAULT_SCALAR) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
         if V::Copy.supports(nx, ny) {
             V::Copy
-        } else if nx.min(ny) <= Self::THIN_DEFAULT_MAX {
+        } else if V::Thin.supports(nx, ny) {
             V::Thin
         } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
             Self::DEFAULT_VECTOR
@@ -159,6 +155,7 @@ impl TransposeVariant {
         match self {
             V::Copy => nx == 1 || ny == 1,
             V::Thin => nx.min(ny) <= ix::THIN_MAX as usize,
+            V::Lines(c) => c.config().supports(nx.min(u32::MAX as usize) as u32, ny.min(u32::MAX as usize) as u32),
             v => !v.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0),
         }
     }
@@ -168,6 +165,7 @@ impl TransposeVariant {
         match self {
             V::Copy => "needs one row or one column".into(),
             V::Thin => format!("needs nx or ny at most {}", ix::THIN_MAX),
+            V::Lines(_) => "launches block rows in groups whose block count must stay below 2^31; take the default or `LinesConfig::W128`".into(),
             _ => format!("uses 16-byte accesses and needs nx and ny multiples of {}", ix::VEC),
         }
     }
@@ -220,7 +218,8 @@ impl Transpose {
 
     /// Runs on `ctx`: `input` and `output` both hold `nx · ny` elements.
     ///
-    /// Errors (nothing is launched): `nx` or `ny` zero or above `u32::MAX`
+    /// Errors (nothing is launched): `nx` or `ny` zero or within the widest
+    /// tile's span (160) of `u32::MAX`
     /// ([`Error::BadArgument`] naming it), a buffer of the wrong length
     /// ([`Error::LengthMismatch`]), a buffer of another backend, a
     /// vectorised variant with `nx` or `ny` not a multiple of 4
@@ -290,10 +289,7 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
         }
         V::Lines(c) => c.launch(ctx, cfg, input, output, nx, ny, base_shift(output, ix::LINE)),
         V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
-        V::Thin => {
-            let out_base = base_shift(output, ix::LINE);
-            launch!(ctx, k::transpose::transpose_thin_wide, cfg, input, output, nx, ny, out_base)
-        }
+        V::Thin => go!(transpose_thin_wide),
         V::Copy => ctx.copy(input, output),
     }
 }
@@ -377,6 +373,11 @@ mod tests {
             assert!(got.supports(nx, ny), "{nx} x {ny}");
         }
         assert_eq!(V::DEFAULT_SCALAR, V::Lines(LinesConfig::W128G256));
+        // The grouped launch order's 32-bit block arithmetic: 2^24 block
+        // columns of 256-row groups do not fit, one row at a time does.
+        assert!(!V::Lines(LinesConfig::W128G256).supports(4, 1 << 31));
+        assert!(V::Lines(LinesConfig::W128).supports(4, 1 << 31));
+        assert!(V::Lines(LinesConfig::W128G256).supports(67, 1_048_573));
         assert_eq!(V::DEFAULT_SHORT_ROWS, V::Lines(LinesConfig::W128));
     }
 }

@@ -61,11 +61,6 @@ const THIN_SHAPES: &[(usize, usize)] = &[
     (32, 1000),
     (1000, 32),
     (32, 32),
-    (67, 1000),
-    (1000, 67),
-    (128, 700),
-    (700, 128),
-    (33, 33),
 ];
 
 /// Shapes for rung 6 with scalar global accesses and for rungs 7 and 10:

@@ -287,12 +287,8 @@ const R25: &str = "2026-11-25-h100";
 const BASE25: &str = "2026-11-25-h100-baselines";
 const T25: &str = "2026-11-25-h100-transpose";
 /// Rung 10 (line-aligned stores) in its two launch orders against rung 7
-/// on odd sides, and the thin kernels with line-aligned wide stores, one
-/// run (the final build).
-const TO26: &str = "2026-11-26-h100-transpose-thin";
-/// Odd shapes after the staging and memory-pool changes (tensor-core odd
-/// rows and the SGEMM shape classes, one run).
-const ODD26: &str = "2026-11-26-h100-odd";
+/// on odd sides, and the thin kernels, one run (the committed build).
+const TO26: &str = "2026-11-26-h100-transpose-committed";
 const SPLITK26: &str = "2026-11-26-h100-final";
 /// The wgmma engine after its epilogue changes (short path, stores held
 /// into the next tile): the tensor-core rows, one run.
@@ -648,15 +644,6 @@ pub const TABLES: &[Table] = &[
                     tr(&["transpose_thin"], &["7x4194304"], &[TO26]),
                     Cell::T(" / "),
                     tr(&["transpose_thin"], &["4194304x7"], &[TO26]),
-                ]),
-            ],
-            &[
-                Cell::T("the same before its wide kernel stored whole lines (2026-11-25)"),
-                Cell::T("`transpose_thin`"),
-                Cell::Cat(&[
-                    tr(&["transpose_thin"], &["7x4194304"], &[BASE25]),
-                    Cell::T(" / "),
-                    tr(&["transpose_thin"], &["4194304x7"], &[BASE25]),
                 ]),
             ],
             &[

@@ -568,17 +568,17 @@ impl LineTile {
     }
 
     /// `(block rows, block columns)` for an `nx × ny` input: `nx / rows`
-    /// and `(ny + LINE) / width`, rounded up (the last segment of a row
-    /// shifted by up to `LINE − 1` still ends past column `ny − 1`).
+    /// and `(ny + LINE − 1) / width`, rounded up (column `ny − 1` of a row
+    /// shifted by `s ≤ LINE − 1` lies in segment `(ny − 1 + s) / width`).
     #[inline(always)]
     pub const fn blocks(&self, nx: u32, ny: u32) -> (u32, u32) {
-        (nx.div_ceil(self.rows as u32), (ny as usize + LINE).div_ceil(self.width) as u32)
+        (nx.div_ceil(self.rows as u32), (ny as usize + LINE - 1).div_ceil(self.width) as u32)
     }
 
     /// `(block row b, block column j)` of block `idx` of the 1-D grid over
     /// `rows × cols` blocks: groups of `group` block rows one after the
     /// other (the last one shorter), inside a group column by column, block
-    /// row fastest.
+    /// row fastest. Needs `group · cols` < 2³² ([`LineTile::supports`]).
     #[inline(always)]
     pub const fn block_coords(&self, idx: u32, rows: u32, cols: u32) -> (u32, u32) {
         let g = self.group as u32;
@@ -586,6 +586,16 @@ impl LineTile {
         let (first, within) = (idx / per_group * g, idx % per_group);
         let height = if rows - first < g { rows - first } else { g };
         (first + within % height, within / height)
+    }
+
+    /// Whether an `nx × ny` input fits the launch order's 32-bit block
+    /// arithmetic: `group · cols` and the grid's `rows · cols` blocks below
+    /// 2³¹ (only a few output rows of more than 2³¹ / `group` · `width`
+    /// elements fail it).
+    pub const fn supports(&self, nx: u32, ny: u32) -> bool {
+        let (rows, cols) = self.blocks(nx, ny);
+        let limit = i32::MAX as u64;
+        (self.group as u64) * (cols as u64) <= limit && (rows as u64) * (cols as u64) <= limit
     }
 
     /// Launch geometry for an `nx × ny` input: one 1-D grid of every block
@@ -605,18 +615,9 @@ pub const LINES_W128: LineTile = LineTile { width: 128, rows: WARP, threads: 256
 /// up to 8192 output rows).
 pub const LINES_W128_G256: LineTile = LineTile { group: 256, ..LINES_W128 };
 
-/// Elements from the 128-byte line boundary at or before element `flat`
-/// of an output whose element 0 lies `base` elements past a boundary, to
-/// `flat` (0 ..= 31): where a contiguous run starting at `flat` begins in
-/// its line.
-#[inline(always)]
-pub const fn line_head(flat: usize, base: u32) -> u32 {
-    ((flat + base as usize) % LINE) as u32
-}
-
 /// Longest short side the thin kernels take: matrices with at most this
-/// many columns (tall) or rows (wide); 32 lines of it fill a [`THIN`] block.
-pub const THIN_MAX: u32 = 128;
+/// many columns (tall) or rows (wide).
+pub const THIN_MAX: u32 = 32;
 
 /// A thin tile: for a matrix whose short side `s` is at most [`THIN_MAX`],
 /// a block moves `lines` whole lines of the long side (`lines · s`
@@ -671,16 +672,6 @@ impl ThinTile {
     #[inline(always)]
     pub const fn sides(nx: u32, ny: u32) -> (u32, u32, bool) {
         if nx <= ny { (nx, ny, true) } else { (ny, nx, false) }
-    }
-
-    /// The run element the wide kernel's thread `t` stores on step `k`
-    /// (`0 ..= per_thread`, one step more than the loads: the run starts
-    /// `head` elements past a line, [`line_head`]): `t + k · threads − head`,
-    /// `None` before the run. A warp's 32 elements fill one line.
-    #[inline(always)]
-    pub const fn wide_store(&self, t: u32, k: u32, head: u32) -> Option<u32> {
-        let i = t + k * self.threads as u32;
-        if i >= head { Some(i - head) } else { None }
     }
 
     /// Whether an `nx × ny` input is thin enough for these kernels.

@@ -10,16 +10,13 @@ use crate::kernel;
 /// contiguous run (read linearly), the output the strided side; otherwise
 /// (wide) the input is the strided side and the output rows the contiguous
 /// run. `P` (= `g.per_thread()`) elements per thread, every load of a phase
-/// issued before its values are used. A wide block writes its run from the
-/// 128-byte line boundary before it (`out_base`: the output's elements past
-/// a line; [`ix::line_head`]), so each warp stores one whole line and only
-/// the run's two end lines are shared with the neighbouring blocks.
+/// issued before its values are used.
 ///
 /// # Safety
 /// `input` and `output` hold `nx · ny` elements; the short side is at most
 /// [`ix::THIN_MAX`].
 #[inline(always)]
-unsafe fn thin_tile<const TALL: bool, const P: usize>(g: ThinTile, input: Global<f32>, output: Global<f32>, nx: u32, ny: u32, out_base: u32) {
+unsafe fn thin_tile<const TALL: bool, const P: usize>(g: ThinTile, input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
     // SAFETY: the host launcher validated the buffer lengths (nx·ny) and
     // the shape; every access below is guarded by `i < n` (the block's
     // elements), which keeps it inside the matrix.
@@ -83,20 +80,10 @@ unsafe fn thin_tile<const TALL: bool, const P: usize>(g: ThinTile, input: Global
                 w.advance();
             }
         } else {
-            // Element i of the run for i = t − head + k·step, k = 0 ..= P:
-            // the first step from the line boundary before the run (threads
-            // below `head` idle there), the walk from the second step on.
-            let head = ix::line_head(run, out_base);
-            if let Some(i) = g.wide_store(t, 0, head)
-                && i < n
-            {
-                output.write(run + i as usize, smem.load(tile.offset((i / s) as usize, (i % s) as usize)));
-            }
-            let mut w = DivWalk::new(t + step - head, step, s); // (line, position) of step 1
-            for k in 1..=P as u32 {
-                if let Some(i) = g.wide_store(t, k, head)
-                    && i < n
-                {
+            let mut w = DivWalk::new(t, step, s); // (line, position)
+            for k in 0..P {
+                let i = t + k as u32 * step;
+                if i < n {
                     output.write(run + i as usize, smem.load(tile.offset(w.q as usize, w.r as usize)));
                 }
                 w.advance();
@@ -112,17 +99,15 @@ kernel! {
     /// whatever `nx`; both global sides coalesced.
     /// Launch: [`ix::THIN`]`.config(nx, ny)`.
     pub fn transpose_thin_tall(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
-        thin_tile::<true, { ix::THIN.per_thread() }>(ix::THIN, input, output, nx, ny, 0)
+        thin_tile::<true, { ix::THIN.per_thread() }>(ix::THIN, input, output, nx, ny)
     }
 }
 
 kernel! {
     /// Thin transpose of a wide input (`ny ≤ THIN_MAX` rows, many
     /// columns): each block reads `ny` input runs and writes one contiguous
-    /// run of whole output rows, whole 128-byte lines per warp.
-    /// Launch: [`ix::THIN`]`.config(nx, ny)`; `out_base`: the output's
-    /// elements past a 128-byte boundary.
-    pub fn transpose_thin_wide(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32, out_base: u32) {
-        thin_tile::<false, { ix::THIN.per_thread() }>(ix::THIN, input, output, nx, ny, out_base)
+    /// run of whole output rows. Launch: [`ix::THIN`]`.config(nx, ny)`.
+    pub fn transpose_thin_wide(input: Global<f32>, output: Global<f32>, nx: u32, ny: u32) {
+        thin_tile::<false, { ix::THIN.per_thread() }>(ix::THIN, input, output, nx, ny)
     }
 }

@@ -361,7 +361,7 @@ proptest! {
 /// Runs the thin kernels' index path (as `thin_tile` walks it) for every
 /// thread of every block of an `nx × ny` input; returns `out[o] = input
 /// offset`, checking each shared slot is written once and read after.
-fn simulate_thin(g: ThinTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>, std::string::String> {
+fn simulate_thin(g: ThinTile, nx: u32, ny: u32) -> Result<Vec<usize>, std::string::String> {
     let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
     let (s, l, tall) = ThinTile::sides(nx, ny);
     let cfg = g.config(nx, ny);
@@ -382,7 +382,6 @@ fn simulate_thin(g: ThinTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>,
         // Strided side: element j ↔ shared (j % rb, j / rb) ↔ strided (j / rb, r0 + j % rb).
         let mut shared = vec![None; tile.cosize()];
         let (mut first, mut second) = (vec![], vec![]);
-        let head = line_head(run, base);
         for t in 0..g.threads as u32 {
             let (mut wc, mut ws) = (DivWalk::new(t, g.threads as u32, s), DivWalk::new(t, g.threads as u32, rb));
             for k in 0..g.per_thread() as u32 {
@@ -395,20 +394,11 @@ fn simulate_thin(g: ThinTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>,
                         second.push(st);
                     } else {
                         first.push(st);
+                        second.push(c);
                     }
                 }
                 wc.advance();
                 ws.advance();
-            }
-            // The wide kernel's stores: from the line boundary before the run.
-            if !tall {
-                for k in 0..=g.per_thread() as u32 {
-                    if let Some(i) = g.wide_store(t, k, head)
-                        && i < n
-                    {
-                        second.push((tile.offset((i / s) as usize, (i % s) as usize), run + i as usize));
-                    }
-                }
             }
         }
         for (sh, glob) in first {
@@ -431,7 +421,7 @@ proptest! {
     fn thin_tiles_move_every_element_to_its_transposed_place(s in 1u32..=THIN_MAX, l in 1u32..3000, tall in any::<bool>()) {
         let (nx, ny) = if tall { (s, l) } else { (l, s) };
         prop_assert!(ThinTile::supports(nx, ny));
-        let out = simulate_thin(THIN, nx, ny, 0).map_err(TestCaseError::fail)?;
+        let out = simulate_thin(THIN, nx, ny).map_err(TestCaseError::fail)?;
         let (src, dst) = (input_layout(nx, ny), output_layout(nx, ny));
         for r in 0..ny as usize {
             for c in 0..nx as usize {
@@ -739,32 +729,4 @@ fn line_tile_shared_accesses_are_at_most_two_way() {
         }
     }
     assert_eq!((worst, plain), (2, 4));
-}
-
-proptest! {
-    /// The wide thin kernel stores its run from the line boundary before
-    /// it: every element once (for any line shift of the output), and a
-    /// warp's 32 stores inside the run are one whole aligned line.
-    #[test]
-    fn thin_wide_stores_whole_lines(s in 1u32..=THIN_MAX, l in 1u32..3000, base in 0u32..LINE as u32) {
-        let (nx, ny) = (l.max(s + 1), s);
-        let out = simulate_thin(THIN, nx, ny, base).map_err(TestCaseError::fail)?;
-        prop_assert!(is_transpose(&out, nx, ny).is_ok(), "{:?}", is_transpose(&out, nx, ny));
-        let lines = THIN.lines(s);
-        let dst = output_layout(nx, ny);
-        for b in 0..THIN.config(nx, ny).grid[0] {
-            let run = dst.offset((b * lines) as usize, 0);
-            let n = (nx - b * lines).min(lines) * s;
-            let head = line_head(run, base);
-            for w in 0..THIN.threads / WARP {
-                for k in 0..=THIN.per_thread() as u32 {
-                    let a = lanes(w, |t| THIN.wide_store(t, k, head).filter(|&i| i < n).map(|i| run + i as usize + base as usize));
-                    if a.iter().all(Option::is_some) {
-                        prop_assert_eq!(a[0].unwrap() % LINE, 0);
-                        prop_assert!(a.iter().enumerate().all(|(l, x)| *x == Some(a[0].unwrap() + l)));
-                    }
-                }
-            }
-        }
-    }
 }
