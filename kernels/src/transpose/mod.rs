@@ -12,10 +12,10 @@
 //! 6. [`transpose_vec4_t64_b256`] — 16-byte global accesses, 4 × 4
 //!    register transposes, XOR-swizzled shared tile.
 //!
-//! 7. [`transpose_vec4u_t64_b256`] — rung 6 for sides that are not
-//!    multiples of 4 (scalar global accesses, the same tile);
-//! 8. [`transpose_vec4r_t64_b256`] — rung 6 for any shape and matrix
+//! 7. [`transpose_vec4r_t64_b256`] — rung 6 for any shape and matrix
 //!    start: aligned 16-byte chunks, elements shifted between lanes;
+//! 8. [`transpose_vec4u_t64_b256`] — rung 6 for sides that are not
+//!    multiples of 4 with scalar global accesses (what rung 7 improves on);
 //! 9. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
 //!    rows: whole lines per block, every thread busy.
 //! 10. [`transpose_lines_w128`] — any shape: each block's output row
