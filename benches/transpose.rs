@@ -91,11 +91,17 @@ fn run(ctx: &Context) -> Result<()> {
         (131, 524287),
         (262147, 257),
         (257, 262147),
+        // Short output rows (rung 11 up to 160, rung 10 above): a multiple
+        // of 4 with an odd nx, between the rungs, near rung 10's 512.
+        (1048573, 68),
+        (699051, 150),
+        (131071, 509),
         // A few columns / a few rows, very tall / very wide.
         (64, 1 << 20),
         (1 << 20, 64),
         (7, 1 << 22),
         (1 << 22, 7),
+        (2097143, 33),
         // One row or one column.
         (1, 1 << 24),
         (1 << 24, 1),

@@ -17,7 +17,7 @@ use k::transpose::index::{self as ix, VecTile};
 
 use crate::{check, Buffer, Context, Error, LaunchConfig, Result};
 
-pub use k::transpose::{LinesConfig, SmemConfig, VecConfig};
+pub use k::transpose::{FlatConfig, LinesConfig, SmemConfig, VecConfig};
 
 /// The rungs of the transpose ladder, and further tile configurations of
 /// the tiled rungs (for the benchmark to compare).
@@ -45,6 +45,10 @@ pub enum TransposeVariant {
     /// 128-byte line boundaries (whole-line 16-byte stores), in one of its
     /// launch orders ([`LinesConfig`]).
     Lines(LinesConfig),
+    /// Rung 11: output rows of at most [`ix::FLAT_MAX_NY`] elements; each
+    /// block writes one contiguous run of the output that starts and ends
+    /// on 128-byte lines, in one of its chunk sizes ([`FlatConfig`]).
+    Flat(FlatConfig),
     /// A few columns or rows (short side at most
     /// [`ix::THIN_MAX`]): whole lines of the long side per block.
     Thin,
@@ -66,6 +70,7 @@ impl TransposeVariant {
         V::Vec4(VecConfig::T64B256),
         V::Vec4Realigned,
         V::Lines(LinesConfig::W128),
+        V::Flat(FlatConfig::E6144),
     ];
 
     /// Every variant: each configuration of the tables, then the rungs
@@ -76,6 +81,7 @@ impl TransposeVariant {
         v.extend(VecConfig::ALL.iter().map(|&c| V::Vec4(c)));
         v.extend([V::Vec4Unaligned, V::Vec4Realigned]);
         v.extend(LinesConfig::ALL.iter().map(|&c| V::Lines(c)));
+        v.extend(FlatConfig::ALL.iter().map(|&c| V::Flat(c)));
         v.extend([V::Thin, V::Copy]);
         v
     }
@@ -93,6 +99,23 @@ impl TransposeVariant {
     /// Longest output row (`ny`) that takes [`Self::DEFAULT_SHORT_ROWS`]:
     /// four of rung 10's 128-column segments.
     pub const SHORT_ROWS: usize = 4 * ix::LINES_W128.width;
+    /// The default for output rows of at most [`Self::FLAT_ROWS`] elements
+    /// (any shape with at most [`ix::THIN_MAX`] of them; other shapes whose
+    /// sides are not both multiples of 4), not a multiple of 16: rung 11,
+    /// each block one line-aligned run of whole short rows (rung 10 writes
+    /// the line a short row ends in from two warps).
+    pub const DEFAULT_FLAT: TransposeVariant = V::Flat(FlatConfig::E6144);
+    /// Longest output row (`ny`) that takes [`Self::DEFAULT_FLAT`]; from
+    /// about 190 on, rung 10 is as fast.
+    pub const FLAT_ROWS: usize = 160;
+
+    /// Whether [`Self::DEFAULT_FLAT`] suits output rows of `ny`: at most
+    /// [`Self::FLAT_ROWS`] and not a multiple of 16 (rung 11's loads store
+    /// into shared memory `ny` words apart across a warp: 16- or 32-way bank
+    /// conflicts there).
+    fn flat_rows(ny: usize) -> bool {
+        ny <= Self::FLAT_ROWS && ny % 16 != 0
+    }
 
     /// The variant [`Transpose::new`] uses for an `nx × ny` input unless
     /// [`Transpose::variant`] picks one:
@@ -100,17 +123,27 @@ impl TransposeVariant {
     /// | shape | variant |
     /// | --- | --- |
     /// | one row or one column | [`Copy`](V::Copy) |
-    /// | short side ≤ [`ix::THIN_MAX`] | [`Thin`](V::Thin) |
+    /// | `nx` ≤ [`ix::THIN_MAX`], `nx` ≤ `ny` (a few columns) | [`Thin`](V::Thin) |
+    /// | `ny` ≤ [`ix::THIN_MAX`] (a few rows), not a multiple of 16 | [`DEFAULT_FLAT`](V::DEFAULT_FLAT) |
+    /// | `ny` ≤ [`ix::THIN_MAX`], a multiple of 16 | [`Thin`](V::Thin) |
     /// | `nx`, `ny` multiples of 4 | [`DEFAULT_VECTOR`](V::DEFAULT_VECTOR) |
+    /// | `ny` ≤ [`FLAT_ROWS`](V::FLAT_ROWS), not a multiple of 16 | [`DEFAULT_FLAT`](V::DEFAULT_FLAT) |
     /// | `ny` ≤ [`SHORT_ROWS`](V::SHORT_ROWS) | [`DEFAULT_SHORT_ROWS`](V::DEFAULT_SHORT_ROWS) |
     /// | any other | [`DEFAULT_SCALAR`](V::DEFAULT_SCALAR) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
+        let few_rows = ny <= ix::THIN_MAX as usize;
         if V::Copy.supports(nx, ny) {
             V::Copy
-        } else if V::Thin.supports(nx, ny) {
+        } else if V::Thin.supports(nx, ny) && ix::ThinTile::sides(nx as u32, ny as u32).2 {
+            V::Thin
+        } else if few_rows && Self::flat_rows(ny) {
+            Self::DEFAULT_FLAT
+        } else if few_rows {
             V::Thin
         } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
             Self::DEFAULT_VECTOR
+        } else if Self::flat_rows(ny) {
+            Self::DEFAULT_FLAT
         } else if ny <= Self::SHORT_ROWS {
             Self::DEFAULT_SHORT_ROWS
         } else {
@@ -130,6 +163,7 @@ impl TransposeVariant {
             V::Vec4Unaligned => "transpose_vec4u_t64_b256",
             V::Vec4Realigned => "transpose_vec4r_t64_b256",
             V::Lines(c) => c.name(),
+            V::Flat(c) => c.name(),
             V::Thin => "transpose_thin",
             V::Copy => "transpose_copy",
         }
@@ -156,6 +190,7 @@ impl TransposeVariant {
             V::Copy => nx == 1 || ny == 1,
             V::Thin => nx.min(ny) <= ix::THIN_MAX as usize,
             V::Lines(c) => c.config().supports(nx.min(u32::MAX as usize) as u32, ny.min(u32::MAX as usize) as u32),
+            V::Flat(c) => ny <= ix::FLAT_MAX_NY as usize && c.config().supports(nx.min(u32::MAX as usize) as u32, ny as u32),
             v => !v.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0),
         }
     }
@@ -166,6 +201,7 @@ impl TransposeVariant {
             V::Copy => "needs one row or one column".into(),
             V::Thin => format!("needs nx or ny at most {}", ix::THIN_MAX),
             V::Lines(_) => "launches block rows in groups whose block count must stay below 2^31; take the default or `LinesConfig::W128`".into(),
+            V::Flat(_) => format!("needs ny at most {}", ix::FLAT_MAX_NY),
             _ => format!("uses 16-byte accesses and needs nx and ny multiples of {}", ix::VEC),
         }
     }
@@ -179,6 +215,7 @@ impl TransposeVariant {
             V::Vec4(c) => c.config().config(nx, ny),
             V::Vec4Unaligned | V::Vec4Realigned => ix::VEC4_T64_B256.config(nx, ny),
             V::Lines(c) => c.config().config(nx, ny),
+            V::Flat(c) => c.config().config(nx, ny),
             V::Thin => ix::THIN.config(nx, ny),
             V::Copy => LaunchConfig::linear(0, 0),
         }
@@ -288,6 +325,7 @@ pub(crate) fn launch_variant(ctx: &Context, v: TransposeVariant, input: &Buffer<
             launch!(ctx, k::transpose::transpose_vec4r_t64_b256, cfg, input, output, nx, ny, in_base, out_base)
         }
         V::Lines(c) => c.launch(ctx, cfg, input, output, nx, ny, base_shift(output, ix::LINE)),
+        V::Flat(c) => c.launch(ctx, cfg, input, output, nx, ny, base_shift(output, ix::LINE)),
         V::Thin if ix::ThinTile::sides(nx, ny).2 => go!(transpose_thin_tall),
         V::Thin => go!(transpose_thin_wide),
         V::Copy => ctx.copy(input, output),
@@ -318,7 +356,8 @@ macro_rules! transpose_launcher {
 k::transpose_smem_table!(transpose_launcher);
 k::transpose_vec_table!(transpose_launcher);
 
-/// Launches one row of the line-aligned table.
+/// Launches one row of a table whose kernels also take the output's line
+/// shift (the line-aligned and the flat-chunk tables).
 trait LinesLaunch {
     /// Launches the row's kernel with `cfg` on the `nx × ny` input, the
     /// output starting `out_base` elements past a 128-byte line.
@@ -326,7 +365,7 @@ trait LinesLaunch {
     fn launch(self, ctx: &Context, cfg: LaunchConfig, input: &Buffer<f32>, output: &mut Buffer<f32>, nx: u32, ny: u32, out_base: u32) -> Result<()>;
 }
 
-/// Writes [`LinesLaunch`] for the line-aligned table (its kernels also take
+/// Writes [`LinesLaunch`] for the line-aligned or flat-chunk table (their kernels also take
 /// the output's line shift): one `launch!` arm per row.
 macro_rules! lines_launcher {
     (
@@ -343,6 +382,7 @@ macro_rules! lines_launcher {
     };
 }
 k::transpose_lines_table!(lines_launcher);
+k::transpose_flat_table!(lines_launcher);
 
 #[cfg(test)]
 mod tests {
@@ -356,12 +396,20 @@ mod tests {
             ((1, 4099), V::Copy),
             ((4099, 1), V::Copy),
             ((7, 1 << 22), V::Thin),
+            ((32, 1 << 20), V::Thin),
             ((1 << 20, 32), V::Thin),
-            ((1 << 20, 33), V::DEFAULT_SHORT_ROWS),
+            ((1 << 20, 16), V::Thin),
+            ((1 << 22, 7), V::DEFAULT_FLAT),
+            ((1 << 20, 8), V::DEFAULT_FLAT),
+            ((1 << 20, 33), V::DEFAULT_FLAT),
+            ((1 << 20, 64), V::DEFAULT_VECTOR),
+            ((1_048_573, 48), V::DEFAULT_SHORT_ROWS),
+            ((1_048_573, V::FLAT_ROWS - 1), V::DEFAULT_FLAT),
+            ((1_048_573, V::FLAT_ROWS + 1), V::DEFAULT_SHORT_ROWS),
             ((129, 1 << 20), V::DEFAULT_SCALAR),
             ((8192, 8192), V::DEFAULT_VECTOR),
             ((68, 132), V::DEFAULT_VECTOR),
-            ((1_048_573, 67), V::DEFAULT_SHORT_ROWS),
+            ((1_048_573, 67), V::DEFAULT_FLAT),
             ((8191, V::SHORT_ROWS), V::DEFAULT_SHORT_ROWS),
             ((8191, V::SHORT_ROWS + 1), V::DEFAULT_SCALAR),
             ((67, 1_048_573), V::DEFAULT_SCALAR),
@@ -379,5 +427,7 @@ mod tests {
         assert!(V::Lines(LinesConfig::W128).supports(4, 1 << 31));
         assert!(V::Lines(LinesConfig::W128G256).supports(67, 1_048_573));
         assert_eq!(V::DEFAULT_SHORT_ROWS, V::Lines(LinesConfig::W128));
+        assert_eq!(V::DEFAULT_FLAT, V::Flat(FlatConfig::E6144));
+        assert!(V::DEFAULT_FLAT.supports(1 << 30, V::FLAT_ROWS));
     }
 }

@@ -134,7 +134,7 @@ fn raw_pointers(ctx: &Context) -> Result<(), String> {
 /// refused naming `ptr` (the kernels' 16-byte accesses would fault on it).
 fn aligned_views(ctx: &Context) -> Result<(), String> {
     let s = app_stream()?;
-    for (nx, ny) in [(68, 132), (128, 128), (131, 193), (257, 64)] {
+    for (nx, ny) in [(68, 132), (128, 128), (131, 193), (257, 64), (1001, 67)] {
         let n = nx * ny;
         let data = Rng::new(seed("interop::aligned_views") ^ n as u64).f32s(n + 8);
         let host = s.clone_htod(&data).map_err(e("clone_htod"))?;

@@ -88,6 +88,33 @@ const UNALIGNED_SHAPES: &[(usize, usize)] = &[
     (301, 517),
 ];
 
+/// Shapes for rung 11 (output rows of at most 512): every residue of 4
+/// on both sides, one and many blocks, a chunk ending in every part of a
+/// row, rows at the limit.
+const FLAT_SHAPES: &[(usize, usize)] = &[
+    (1, 1),
+    (1, 97),
+    (97, 1),
+    (7, 7),
+    (31, 33),
+    (65, 63),
+    (66, 130),
+    (127, 129),
+    (129, 67),
+    (200, 3),
+    (64, 64),
+    (131, 193),
+    (196, 100),
+    (257, 255),
+    (700, 33),
+    (4099, 2),
+    (12_345, 7),
+    (5_001, 67),
+    (3_001, 131),
+    (1_000, 509),
+    (777, 512),
+];
+
 pub fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for var in TransposeVariant::all() {
@@ -96,6 +123,7 @@ pub fn cases() -> Vec<Case> {
         }
         let shapes = match var {
             TransposeVariant::Thin => THIN_SHAPES,
+            TransposeVariant::Flat(_) => FLAT_SHAPES,
             TransposeVariant::Copy => &[(1, 1), (1, 4099), (4099, 1)][..],
             TransposeVariant::Vec4Unaligned | TransposeVariant::Vec4Realigned | TransposeVariant::Lines(_) => UNALIGNED_SHAPES,
             v if v.is_vectorised() => VEC_SHAPES,
@@ -106,7 +134,7 @@ pub fn cases() -> Vec<Case> {
             v.push(Case::new(format!("transpose::{short}::{nx}x{ny}"), move |ctx| check(ctx, Some(var), nx, ny)));
         }
         assert!(shapes.iter().all(|&(nx, ny)| var.supports(nx, ny)), "{var:?}");
-        for (nx, ny) in [(4096, 4096), (8191, 37), (37, 8191), (8191, 8193), (31, 1 << 20), (1 << 20, 31)] {
+        for (nx, ny) in [(4096, 4096), (8191, 37), (37, 8191), (8191, 8193), (31, 1 << 20), (1 << 20, 31), (1_048_573, 67), (262_147, 257)] {
             if var.supports(nx, ny) {
                 v.push(Case::gpu_only(format!("transpose::{short}::{nx}x{ny}"), move |ctx| check(ctx, Some(var), nx, ny)));
             }

@@ -288,7 +288,7 @@ const BASE25: &str = "2026-11-25-h100-baselines";
 const T25: &str = "2026-11-25-h100-transpose";
 /// Rung 10 (line-aligned stores) in its two launch orders against rung 7
 /// on odd sides, and the thin kernels, one run (the committed build).
-const TO26: &str = "2026-11-26-h100-transpose-committed";
+const TF26: &str = "2026-11-26-h100-transpose-flat";
 const SPLITK26: &str = "2026-11-26-h100-final";
 /// The wgmma engine after its epilogue changes (short path, stores held
 /// into the next tile): the tensor-core rows, one run.
@@ -575,55 +575,79 @@ pub const TABLES: &[Table] = &[
                 Cell::T("8191×8193 / 4093×4099 / 8190×8194 (2026-11-26)"),
                 Cell::T("`transpose_lines_w128_g256`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128_g256"], &["8191x8193"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["8191x8193"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128_g256"], &["4093x4099"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["4093x4099"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128_g256"], &["8190x8194"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["8190x8194"], &[TF26]),
                 ]),
             ],
             &[
                 Cell::T("the same, rung 7 (the default before 2026-11-26, same run)"),
                 Cell::T("`transpose_vec4r_t64_b256`"),
                 Cell::Cat(&[
-                    tr(&["transpose_vec4r_t64_b256"], &["8191x8193"], &[TO26]),
+                    tr(&["transpose_vec4r_t64_b256"], &["8191x8193"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_vec4r_t64_b256"], &["4093x4099"], &[TO26]),
+                    tr(&["transpose_vec4r_t64_b256"], &["4093x4099"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_vec4r_t64_b256"], &["8190x8194"], &[TO26]),
+                    tr(&["transpose_vec4r_t64_b256"], &["8190x8194"], &[TF26]),
                 ]),
             ],
             &[
                 Cell::T("odd, a few short columns: 67×(2²⁰−3) / 131×524287 / 257×262147 (2026-11-26)"),
                 Cell::T("`transpose_lines_w128_g256`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128_g256"], &["67x1048573"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["67x1048573"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128_g256"], &["131x524287"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["131x524287"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128_g256"], &["257x262147"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["257x262147"], &[TF26]),
                 ]),
             ],
             &[
                 Cell::T("the same, block rows one after the other (same run)"),
                 Cell::T("`transpose_lines_w128`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128"], &["67x1048573"], &[TO26]),
+                    tr(&["transpose_lines_w128"], &["67x1048573"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["131x524287"], &[TO26]),
+                    tr(&["transpose_lines_w128"], &["131x524287"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["257x262147"], &[TO26]),
+                    tr(&["transpose_lines_w128"], &["257x262147"], &[TF26]),
                 ]),
             ],
             &[
-                Cell::T("odd, short output rows: (2²⁰−3)×67 / 524287×131 / 262147×257 (2026-11-26)"),
+                Cell::T("odd, short output rows (rung 11): (2²⁰−3)×67 / (2²⁰−3)×68 / 524287×131 / 699051×150 (2026-11-26)"),
+                Cell::T("`transpose_flat_e6144`"),
+                Cell::Cat(&[
+                    tr(&["transpose_flat_e6144"], &["1048573x67"], &[TF26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_flat_e6144"], &["1048573x68"], &[TF26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_flat_e6144"], &["524287x131"], &[TF26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_flat_e6144"], &["699051x150"], &[TF26]),
+                ]),
+            ],
+            &[
+                Cell::T("the same, rung 10 (the default before, same run)"),
                 Cell::T("`transpose_lines_w128`"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128"], &["1048573x67"], &[TO26]),
+                    tr(&["transpose_lines_w128"], &["1048573x67"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["524287x131"], &[TO26]),
+                    tr(&["transpose_lines_w128"], &["1048573x68"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_lines_w128"], &["262147x257"], &[TO26]),
+                    tr(&["transpose_lines_w128"], &["524287x131"], &[TF26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_lines_w128"], &["699051x150"], &[TF26]),
+                ]),
+            ],
+            &[
+                Cell::T("odd, output rows of 257 / 509 (rung 10, 2026-11-26)"),
+                Cell::T("`transpose_lines_w128`"),
+                Cell::Cat(&[
+                    tr(&["transpose_lines_w128"], &["262147x257"], &[TF26]),
+                    Cell::T(" / "),
+                    tr(&["transpose_lines_w128"], &["131071x509"], &[TF26]),
                 ]),
             ],
             &[
@@ -638,13 +662,23 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
             &[
-                Cell::T("7×2²² / 2²²×7 (2026-11-26)"),
+                Cell::T("a few columns: 7×2²² (2026-11-26)"),
                 Cell::T("`transpose_thin`"),
+                tr(&["transpose_thin"], &["7x4194304"], &[TF26]),
+            ],
+            &[
+                Cell::T("a few rows: 2²²×7 / (2²¹−9)×33 (rung 11, 2026-11-26)"),
+                Cell::T("`transpose_flat_e6144`"),
                 Cell::Cat(&[
-                    tr(&["transpose_thin"], &["7x4194304"], &[TO26]),
+                    tr(&["transpose_flat_e6144"], &["4194304x7"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_thin"], &["4194304x7"], &[TO26]),
+                    tr(&["transpose_flat_e6144"], &["2097143x33"], &[TF26]),
                 ]),
+            ],
+            &[
+                Cell::T("2²²×7, the thin kernel (the default before, same run)"),
+                Cell::T("`transpose_thin`"),
+                tr(&["transpose_thin"], &["4194304x7"], &[TF26]),
             ],
             &[
                 Cell::T("8192², PyTorch `x.t().contiguous()`, % of its copy (2026-11-22)"),
@@ -787,33 +821,35 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
             &[
-                Cell::T("transpose, a few rows / columns"),
+                Cell::T("transpose, a few columns / rows"),
                 Cell::T("7×2²², 2²²×7"),
                 Cell::Cat(&[
-                    tr(&["transpose_thin"], &["7x4194304"], &[TO26]),
+                    tr(&["transpose_thin"], &["7x4194304"], &[TF26]),
                     Cell::T(", "),
-                    tr(&["transpose_thin"], &["4194304x7"], &[TO26]),
-                    Cell::T(" % of copy (`transpose_thin`)"),
+                    tr(&["transpose_flat_e6144"], &["4194304x7"], &[TF26]),
+                    Cell::T(" % of copy"),
                 ]),
             ],
             &[
                 Cell::T("transpose, sides not multiples of 4"),
                 Cell::T("8191×8193, 4093×4099, 8190×8194"),
-                Cell::Cat(&[tr(&["transpose_lines_w128_g256"], &["8191x8193", "4093x4099", "8190x8194"], &[TO26]), Cell::T(" % of copy")]),
+                Cell::Cat(&[tr(&["transpose_lines_w128_g256"], &["8191x8193", "4093x4099", "8190x8194"], &[TF26]), Cell::T(" % of copy")]),
             ],
             &[
                 Cell::T("transpose, odd sides, 67–257 columns"),
                 Cell::T("67×(2²⁰−3), 131×524287, 257×262147"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128_g256"], &["67x1048573", "131x524287", "257x262147"], &[TO26]),
+                    tr(&["transpose_lines_w128_g256"], &["67x1048573", "131x524287", "257x262147"], &[TF26]),
                     Cell::T(" % of copy"),
                 ]),
             ],
             &[
-                Cell::T("transpose, odd sides, 67–257 rows"),
-                Cell::T("(2²⁰−3)×67, 524287×131, 262147×257"),
+                Cell::T("transpose, odd sides, 67–509 rows"),
+                Cell::T("(2²⁰−3)×67, 524287×131, 699051×150, 262147×257, 131071×509"),
                 Cell::Cat(&[
-                    tr(&["transpose_lines_w128"], &["1048573x67", "524287x131", "262147x257"], &[TO26]),
+                    tr(&["transpose_flat_e6144"], &["1048573x67", "524287x131", "699051x150"], &[TF26]),
+                    Cell::T(", "),
+                    tr(&["transpose_lines_w128"], &["262147x257", "131071x509"], &[TF26]),
                     Cell::T(" % of copy"),
                 ]),
             ],

@@ -692,6 +692,188 @@ impl ThinTile {
 /// The thin kernels: 4096 elements (16 per thread) over 256 threads.
 pub const THIN: ThinTile = ThinTile { elems: 4096, threads: 256 };
 
+/// Longest output row (`ny`) the flat-chunk tiles take (their shared tile,
+/// 31 output rows at least, stays within 64 KB up to here).
+pub const FLAT_MAX_NY: u32 = 512;
+
+/// The flat-chunk tile (rung 11) for short output rows: the output is one
+/// contiguous run of `nx · ny` elements, and block `b` writes the chunk of
+/// [`FlatTile::chunk`] elements from flat element `b · chunk − base`
+/// ([`FlatTile::range`]): a run that starts and ends on 128-byte line
+/// boundaries whatever `ny`, so every line is written whole by one warp
+/// store. Where rung 10 gives each warp one output row of a few lines, a
+/// short row ends inside a line that the next row's warp completes.
+///
+/// The chunk holds the output rows `row .. row + rows` (input columns),
+/// the first and last partly, at most [`FlatTile::rows_max`]; the block
+/// reads those columns of all `ny` input rows, each element only where the
+/// chunk needs it. Load slots come in warp units ([`FlatTile::slot`]): a
+/// unit is 32 consecutive columns of one input row, [`FlatTile::row_units`]
+/// units per row, so a warp reads 32 consecutive elements; the chunk is
+/// sized to the units (about `elems` elements, whatever `ny`), so that
+/// nearly every lane of a unit loads an element the chunk needs. The shared tile
+/// is the chunk itself in output order, from flat element `e0` (the
+/// chunk's first row start, rounded down to 4, so the store phase's
+/// 16-byte groups are aligned in shared memory too): the load phase's
+/// stores are `ny` apart across a warp (conflict-free for odd `ny`), the
+/// store phase reads consecutive 16-byte groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlatTile {
+    /// Output elements a block moves, about ([`FlatTile::chunk`]).
+    pub elems: usize,
+    /// Threads per block (1D).
+    pub threads: usize,
+    /// Loads a thread issues before storing them to shared memory.
+    pub batch: usize,
+}
+
+/// Where block `b` of a flat-chunk launch works ([`FlatTile::range`]):
+/// tile positions are flat output elements less `e0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlatRange {
+    /// Flat output element of tile position 0 (a multiple of 4 when the
+    /// output's line shift is).
+    pub e0: isize,
+    /// Tile position of the chunk's first element (negative in block 0
+    /// when the output starts past a line boundary).
+    pub first: isize,
+    /// Tile positions `start .. end` are the chunk's elements inside the
+    /// matrix.
+    pub start: u32,
+    /// See `start`.
+    pub end: u32,
+    /// First output row (input column) of the chunk.
+    pub row: usize,
+    /// Output rows the chunk touches (at most [`FlatTile::rows_max`]); 0
+    /// for a block past the matrix.
+    pub rows: u32,
+}
+
+impl FlatTile {
+    /// Whether the configuration is supported.
+    pub const fn validate(&self) -> bool {
+        self.threads > 0 && self.threads % WARP == 0 && self.batch > 0 && self.elems >= LINE
+    }
+
+    /// Threads per block.
+    #[inline(always)]
+    pub const fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Load units (32 columns each) per input row: the `elems / ny + 2`
+    /// columns of a chunk of about `elems` elements, rounded to the
+    /// nearest whole number of units (at least one).
+    #[inline(always)]
+    pub const fn row_units(&self, ny: u32) -> u32 {
+        let u = (self.elems / ny as usize + 2 + WARP / 2) / WARP;
+        if u == 0 { 1 } else { u as u32 }
+    }
+
+    /// Output elements per block: the whole lines within `(32 · units −
+    /// 2) · ny`, so a chunk's rows ([`FlatTile::rows_max`]) fit the units.
+    #[inline(always)]
+    pub const fn chunk(&self, ny: u32) -> usize {
+        (WARP * self.row_units(ny) as usize - 2) * ny as usize / LINE * LINE
+    }
+
+    /// Output rows a chunk touches at most: `(chunk − 1) / ny + 2`.
+    #[inline(always)]
+    pub const fn rows_max(&self, ny: u32) -> u32 {
+        ((self.chunk(ny) - 1) / ny as usize + 2) as u32
+    }
+
+    /// Blocks of an `nx × ny` launch: enough chunks for any line shift of
+    /// the output's start (`base < LINE`).
+    pub const fn blocks(&self, nx: u32, ny: u32) -> u64 {
+        (nx as u64 * ny as u64 + LINE as u64 - 1).div_ceil(self.chunk(ny) as u64)
+    }
+
+    /// Block `b`'s chunk of the output of an `nx × ny` input whose element
+    /// 0 lies `base` elements past a line boundary.
+    #[inline(always)]
+    pub const fn range(&self, b: u32, nx: u32, ny: u32, base: u32) -> FlatRange {
+        let n = nx as usize * ny as usize;
+        let f = self.chunk(ny);
+        let f0 = b as isize * f as isize - base as isize;
+        let lo = if f0 < 0 { 0 } else { f0 as usize };
+        let hi = if f0 + (f as isize) < n as isize { (f0 + f as isize) as usize } else { n };
+        if lo >= hi {
+            return FlatRange { e0: 0, first: 0, start: 0, end: 0, row: 0, rows: 0 };
+        }
+        let row = lo / ny as usize;
+        let rows = ((hi - 1) / ny as usize - row + 1) as u32;
+        let at = (row * ny as usize) as isize;
+        let e0 = at - (at - f0).rem_euclid(VEC as isize);
+        FlatRange { e0, first: f0 - e0, start: (lo as isize - e0) as u32, end: (hi as isize - e0) as u32, row, rows }
+    }
+
+    /// The walk over thread `t`'s load units, `(input row, unit of the
+    /// row)` on step `k` after `k` advances: unit `t / 32 + k · threads /
+    /// 32` of the row-major `(ny, row_units)` grid.
+    #[inline(always)]
+    pub const fn slot(&self, t: u32, ny: u32) -> DivWalk {
+        DivWalk::new(t / WARP as u32, (self.threads / WARP) as u32, self.row_units(ny))
+    }
+
+    /// `(input row p, chunk column c)` of lane `t % 32` at walk position
+    /// `w`: a warp's 32 slots are 32 consecutive columns of one row.
+    #[inline(always)]
+    pub const fn slot_coords(w: &DivWalk, t: u32) -> (u32, u32) {
+        (w.q, w.r * WARP as u32 + t % WARP as u32)
+    }
+
+    /// Tile position of input row `p`, chunk column `c` (output row
+    /// `row + c`, column `p`): `c · ny + p` past the chunk's first row start.
+    #[inline(always)]
+    pub const fn shared_offset(r: FlatRange, c: u32, p: u32, ny: u32) -> u32 {
+        c * ny + p + (r.row as isize * ny as isize - r.e0) as u32
+    }
+
+    /// Load rounds of `batch` slots per thread for output rows of `ny`.
+    #[inline(always)]
+    pub const fn rounds(&self, ny: u32) -> u32 {
+        (ny as usize * self.row_units(ny) as usize).div_ceil(self.threads / WARP * self.batch) as u32
+    }
+
+    /// Tile position of the first element of thread `t`'s 16-byte group
+    /// on step `j` of the store phase: groups of 4 consecutive elements
+    /// from the chunk's first, lanes consecutive.
+    #[inline(always)]
+    pub const fn group(&self, r: FlatRange, t: u32, j: u32) -> isize {
+        r.first + (VEC * (t as usize + j as usize * self.threads)) as isize
+    }
+
+    /// Store steps per thread: `chunk / 4` groups over the block.
+    #[inline(always)]
+    pub const fn store_steps(&self, ny: u32) -> u32 {
+        (self.chunk(ny) / VEC).div_ceil(self.threads) as u32
+    }
+
+    /// Dynamic shared memory per block for output rows of `ny`, bytes: the
+    /// rows a chunk may touch and the alignment of its start.
+    pub const fn shared_bytes(&self, ny: u32) -> u32 {
+        (((self.rows_max(ny) as usize * ny as usize + VEC) * 4).div_ceil(16) * 16) as u32
+    }
+
+    /// Whether an `nx × ny` input suits the tile: output rows of at most
+    /// [`FLAT_MAX_NY`] and a grid below 2³¹ blocks.
+    pub const fn supports(&self, nx: u32, ny: u32) -> bool {
+        ny >= 1 && ny <= FLAT_MAX_NY && nx >= 1 && self.blocks(nx, ny) <= i32::MAX as u64
+    }
+
+    /// Launch geometry for an `nx × ny` input ([`FlatTile::supports`]).
+    pub const fn config(&self, nx: u32, ny: u32) -> LaunchConfig {
+        LaunchConfig::linear(self.blocks(nx, ny) as u32, self.threads as u32).with_shared(self.shared_bytes(ny))
+    }
+}
+
+/// Rung 11: chunks of about 6144 elements, 256 threads, 16 loads in flight
+/// per thread.
+pub const FLAT_E6144: FlatTile = FlatTile { elems: 6144, threads: 256, batch: 16 };
+/// Rung 11 with chunks of about 8192 elements.
+pub const FLAT_E8192: FlatTile = FlatTile { elems: 8192, ..FLAT_E6144 };
+
 /// `(i / d, i % d)` for `i = start, start + step, …`, advanced with adds
 /// and one compare instead of a division per step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,22 +21,29 @@
 //! 10. [`transpose_lines_w128`] — any shape: each block's output row
 //!    segments start on 128-byte line boundaries (whole-line 16-byte
 //!    stores), the input span follows each row's shift.
+//! 11. [`transpose_flat_e6144`] — short output rows: each block writes one
+//!    contiguous run of the output that starts and ends on line
+//!    boundaries, whole rows and the ends of two.
 //!
-//! Rungs 3–5, rung 6 and rung 10 are rows of three variant tables
+//! Rungs 3–5, rung 6, rung 10 and rung 11 are rows of four variant tables
 //! ([`transpose_smem_table!`](crate::transpose_smem_table),
 //! [`transpose_vec_table!`](crate::transpose_vec_table),
-//! [`transpose_lines_table!`](crate::transpose_lines_table)), which also
-//! list further tile configurations or launch orders ([`SmemConfig`],
-//! [`VecConfig`], [`LinesConfig`]) so the benchmark can pick the fastest;
+//! [`transpose_lines_table!`](crate::transpose_lines_table),
+//! [`transpose_flat_table!`](crate::transpose_flat_table)), which also
+//! list further tile configurations, launch orders or chunk sizes
+//! ([`SmemConfig`], [`VecConfig`], [`LinesConfig`], [`FlatConfig`]) so the
+//! benchmark can pick the fastest;
 //! one row defines the kernel, its enum variant and the host's launch arm.
 
 pub mod index;
+mod flat;
 mod lines;
 mod naive;
 mod thin;
 mod tiled;
 mod vec;
 
+pub use flat::*;
 pub use lines::*;
 pub use naive::*;
 pub use thin::*;
@@ -45,6 +52,6 @@ pub use vec::*;
 
 /// The transpose kernels' launch bounds (for the PTX linker).
 pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = {
-    const PARTS: &[&[crate::launch::LaunchBounds]] = &[SmemConfig::BOUNDS, VecConfig::BOUNDS, LinesConfig::BOUNDS];
+    const PARTS: &[&[crate::launch::LaunchBounds]] = &[SmemConfig::BOUNDS, VecConfig::BOUNDS, LinesConfig::BOUNDS, FlatConfig::BOUNDS];
     &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
 };

@@ -5,7 +5,7 @@
 //! warp-wide access is what the rung's doc comment claims.
 
 use super::*;
-use crate::transpose::{LinesConfig, SmemConfig, VecConfig};
+use crate::transpose::{FlatConfig, LinesConfig, SmemConfig, VecConfig};
 use crate::layout::analysis::{bank_conflict_degree, is_coalesced};
 use proptest::prelude::*;
 use std::vec;
@@ -729,4 +729,163 @@ fn line_tile_shared_accesses_are_at_most_two_way() {
         }
     }
     assert_eq!((worst, plain), (2, 4));
+}
+
+/// Runs the flat-chunk kernel's index path for every thread of every block
+/// of an `nx × ny` input whose output starts `base` elements past a line
+/// boundary; returns `out[o] = input offset`. Checks on the way: each input
+/// element loaded once and inside the matrix, shared positions inside the
+/// launch's shared memory and stored once per block, every store reads a
+/// position its block loaded, every output element written once, every
+/// 16-byte group aligned in shared and global memory.
+fn simulate_flat(g: FlatTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>, std::string::String> {
+    let src = input_layout(nx, ny);
+    let cfg = g.config(nx, ny);
+    let n = nx as usize * ny as usize;
+    let tile = cfg.shared_bytes as usize / 4;
+    let mut out = vec![usize::MAX; n];
+    let mut loaded = vec![false; n];
+    for b in 0..cfg.grid[0] {
+        let r = g.range(b, nx, ny, base);
+        if r.rows == 0 {
+            if (b as usize) * g.chunk(ny) < n + base as usize {
+                return Err(std::format!("block {b} idle inside the matrix"));
+            }
+            continue;
+        }
+        if r.rows > g.rows_max(ny) {
+            return Err(std::format!("block {b} touches {} rows, more than {}", r.rows, g.rows_max(ny)));
+        }
+        let mut shared = vec![None; tile];
+        for t in 0..g.threads as u32 {
+            let mut w = g.slot(t, ny);
+            for _ in 0..g.rounds(ny) * g.batch as u32 {
+                let (p, c) = FlatTile::slot_coords(&w, t);
+                w.advance();
+                if p >= ny {
+                    continue;
+                }
+                let at = FlatTile::shared_offset(r, c, p, ny);
+                if c >= r.rows || at < r.start || at >= r.end {
+                    continue;
+                }
+                let o = p as usize * nx as usize + r.row + c as usize;
+                if r.row + c as usize >= nx as usize || o != src.offset(p as usize, r.row + c as usize) {
+                    return Err(std::format!("load ({p}, {}) outside the matrix", r.row + c as usize));
+                }
+                if std::mem::replace(&mut loaded[o], true) {
+                    return Err(std::format!("input {o} loaded twice"));
+                }
+                match shared.get_mut(at as usize) {
+                    Some(slot @ None) => *slot = Some(o),
+                    _ => return Err(std::format!("shared {at} outside the tile or stored twice")),
+                }
+            }
+        }
+        for t in 0..g.threads as u32 {
+            for j in 0..g.store_steps(ny) {
+                let at = g.group(r, t, j);
+                let flat = r.e0 + at;
+                let whole = at >= r.start as isize && at + VEC as isize <= r.end as isize;
+                if whole && (at % VEC as isize != 0 || (flat + base as isize) % VEC as isize != 0) {
+                    return Err(std::format!("16-byte group at {flat} (tile {at}) not aligned"));
+                }
+                for i in 0..VEC as isize {
+                    let (a, f) = (at + i, flat + i);
+                    if a < r.start as isize || a >= r.end as isize {
+                        continue;
+                    }
+                    let Some(&Some(from)) = shared.get(a as usize) else {
+                        return Err(std::format!("shared {a} read for output {f} but not loaded"));
+                    };
+                    if std::mem::replace(&mut out[f as usize], from) != usize::MAX {
+                        return Err(std::format!("output {f} written twice"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+proptest! {
+    /// Every element moves to its transposed place once, for any short
+    /// output row and any line shift of the output's start.
+    #[test]
+    fn flat_tile_moves_every_element_to_its_transpose_once(nx in 1u32..3000, ny in 1u32..=FLAT_MAX_NY, base in 0u32..LINE as u32, which in 0..FlatConfig::ALL.len()) {
+        prop_assume!(nx as usize * ny as usize <= 300_000);
+        let out = simulate_flat(FlatConfig::ALL[which].config(), nx, ny, base).map_err(TestCaseError::fail)?;
+        prop_assert!(is_transpose(&out, nx, ny).is_ok(), "{:?}", is_transpose(&out, nx, ny));
+    }
+
+    /// Every block's chunk starts and ends on a line boundary (except at
+    /// the matrix's ends), and a warp's 16-byte stores of a whole chunk are
+    /// four whole lines.
+    #[test]
+    fn flat_tile_chunks_are_whole_lines(nx in 1u32..100_000, ny in 1u32..=FLAT_MAX_NY, base in 0u32..LINE as u32, b in 0u32..64, which in 0..FlatConfig::ALL.len()) {
+        let g = FlatConfig::ALL[which].config();
+        let blocks = g.blocks(nx, ny) as u32;
+        let b = b % blocks;
+        let r = g.range(b, nx, ny, base);
+        let n = nx as isize * ny as isize;
+        prop_assume!(r.rows > 0);
+        let (lo, hi) = (r.e0 + r.start as isize, r.e0 + r.end as isize);
+        prop_assert!(lo == 0 || (lo + base as isize) % LINE as isize == 0);
+        prop_assert!(hi == n || (hi + base as isize) % LINE as isize == 0);
+        prop_assert_eq!(r.e0 + r.first, b as isize * g.chunk(ny) as isize - base as isize);
+        for w in 0..g.threads / WARP {
+            for j in 0..g.store_steps(ny) {
+                let a = lanes(w, |t| {
+                    let at = g.group(r, t, j);
+                    (at >= r.start as isize && at + VEC as isize <= r.end as isize).then(|| ((r.e0 + at + base as isize) * 4) as usize)
+                });
+                if a.iter().all(Option::is_some) {
+                    let f = a[0].unwrap();
+                    prop_assert_eq!(f % (LINE * 4), 0, "warp {} step {}: first group inside a line", w, j);
+                    prop_assert!(a.iter().enumerate().all(|(l, x)| *x == Some(f + 16 * l)));
+                }
+            }
+        }
+    }
+}
+
+/// The flat tiles' geometry: whole lines per chunk; a warp's loads 32
+/// consecutive columns of one input row, every row's columns covered, at
+/// least three lanes in four needed;
+/// chunks of about `elems` (or 30 rows of a long `ny`) elements; shared
+/// stores conflict-free for odd `ny` (`2^k`-way for `2^k` dividing `ny`), the store phase's 16-byte reads
+/// consecutive; shared memory within 64 KB.
+#[test]
+fn flat_tile_geometry_and_conflicts() {
+    for (g, ny) in FlatConfig::ALL.iter().flat_map(|c| (1..=FLAT_MAX_NY).map(|ny| (c.config(), ny))) {
+        assert!(g.validate());
+        let f = g.chunk(ny);
+        assert!(g.row_units(ny) * WARP as u32 >= g.rows_max(ny), "ny {ny}");
+        assert!(4 * g.rows_max(ny) >= 3 * WARP as u32 * g.row_units(ny), "ny {ny}: most of a unit's lanes idle");
+        assert!(f % LINE == 0 && 4 * f >= 3 * g.elems.min(30 * ny as usize) && 2 * g.elems.max(30 * ny as usize) >= f, "ny {ny}: chunk {f}");
+        assert!(g.shared_bytes(ny) <= 64 * 1024, "ny {ny}: {} bytes", g.shared_bytes(ny));
+        let r = g.range(1, 1 << 20, ny, 0);
+        let mut covered = vec![0u32; ny as usize];
+        for wp in 0..g.threads / WARP {
+            let mut walks: [DivWalk; 32] = core::array::from_fn(|l| g.slot((wp * WARP + l) as u32, ny));
+            for _ in 0..g.rounds(ny) * g.batch as u32 {
+                let coords: [(u32, u32); 32] = core::array::from_fn(|l| FlatTile::slot_coords(&walks[l], (wp * WARP + l) as u32));
+                assert!(coords.iter().enumerate().all(|(l, &(p, c))| p == coords[0].0 && c == coords[0].1 + l as u32), "ny {ny}");
+                if coords[0].0 < ny {
+                    covered[coords[0].0 as usize] += WARP as u32;
+                }
+                // Stores `ny` words apart: the power of two dividing `ny`
+                // (at most 32) lanes per bank; none for odd `ny`.
+                let a = coords.map(|(p, c)| Some(FlatTile::shared_offset(r, c, p, ny) as usize * 4));
+                assert_eq!(bank_conflict_degree(&a, 4), (1 << ny.trailing_zeros()).min(32), "ny {ny}");
+                walks.iter_mut().for_each(DivWalk::advance);
+            }
+        }
+        assert!(covered.iter().all(|&c| c >= g.rows_max(ny)), "ny {ny}: a row's columns not all loaded");
+        for j in 0..g.store_steps(ny) {
+            let a = lanes(0, |t| Some(g.group(r, t, j) as usize * 4));
+            assert!(a.iter().enumerate().all(|(l, x)| *x == Some(a[0].unwrap() + 16 * l)));
+        }
+    }
+    assert!(!FlatTile { threads: 100, ..FLAT_E6144 }.validate());
 }
