@@ -293,6 +293,7 @@ const SPLITK26: &str = "2026-11-26-h100-final";
 /// The wgmma engine after its epilogue changes (short path, stores held
 /// into the next tile): the tensor-core rows, one run.
 const EPI26: &str = "2026-11-26-h100-epilogue";
+const H200W26: &str = "2026-11-26-h200-wgmma";
 /// The window blur rewritten (vertical sums in registers), one run.
 const BLUR26: &str = "2026-11-26-h100-blur";
 const FINAL: &str = "2026-11-23-h100-final";
@@ -440,6 +441,43 @@ pub const TABLES: &[Table] = &[
         note: "Columns: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs \
                (wgmma on Hopper, a tile per shape; mma.sync for tf32); decode rows are GB/s against a device copy of B. \
                Runs: the 2026-11-26 epilogue run (one run) but decode (2026-11-25) and tf32 (the three 2026-11-23 wgmma calls).",
+    },
+    Table {
+        name: "tensor-cores-h200",
+        file: "BENCHMARKS.md",
+        header: &["types", "shape", "Auto", "wgmma 128x256", "mma.sync 128x128", "cuBLAS TFLOP/s"],
+        align: "llrrrr",
+        rows: &[
+            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200W26]),
+            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200W26]),
+            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200W26]),
+            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200W26]),
+            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200W26]),
+            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200W26]),
+            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200W26]),
+            &[
+                Cell::T("bf16 decode, % of a copy of B (HBM)"),
+                Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
+                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }),
+                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }),
+                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }),
+                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }), Cell::T(" % of HBM")]),
+            ],
+            &[
+                Cell::T("bf16→bf16 odd, % of our aligned"),
+                Cell::T("4093×4099×4091 / 1021×1019×1031"),
+                Cell::Cat(&[
+                    Cell::Pct(tc(&["auto (vs aligned)"], &["4093×4099×4091"], "bf16→bf16", &[H200W26])),
+                    Cell::T(" / "),
+                    Cell::Pct(tc(&["auto (vs aligned)"], &["1021×1019×1031"], "bf16→bf16", &[H200W26])),
+                ]),
+                Cell::T(""),
+                Cell::T(""),
+                Cell::T(""),
+            ],
+        ],
+        note: "H200, one run (2026-11-26): % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
+               decode rows are GB/s against a device copy of B.",
     },
     Table {
         name: "sgemm-ladder",
