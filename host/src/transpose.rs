@@ -99,9 +99,11 @@ impl TransposeVariant {
     /// Longest output row (`ny`) that takes [`Self::DEFAULT_SHORT_ROWS`]:
     /// four of rung 10's 128-column segments.
     pub const SHORT_ROWS: usize = 4 * ix::LINES_W128.width;
-    /// The default for output rows of at most [`Self::FLAT_ROWS`] elements
-    /// (any shape with at most [`ix::THIN_MAX`] of them; other shapes whose
-    /// sides are not both multiples of 4), not a multiple of 16: rung 11,
+    /// The default for output rows of at most [`Self::FLAT_ROWS`] elements,
+    /// not a multiple of 16, where [`Self::fastest_for`] takes neither a
+    /// copy nor the thin kernel for a few columns (at most [`ix::THIN_MAX`]
+    /// output rows whatever the alignment; otherwise sides not both
+    /// multiples of 4): rung 11,
     /// each block one line-aligned run of whole short rows (rung 10 writes
     /// the line a short row ends in from two warps).
     pub const DEFAULT_FLAT: TransposeVariant = V::Flat(FlatConfig::E6144);

@@ -65,13 +65,13 @@ unsafe fn flat_chunk<const B: usize>(g: FlatTile, input: Global<f32>, output: Gl
         let (start, end) = (r.start as isize, r.end as isize);
         for j in 0..g.store_steps(ny) {
             let at = g.group(r, t, j);
-            let flat = (r.e0 + at) as usize;
             if at >= start && at + VEC as isize <= end {
-                output.write_vec(flat, smem.load_vec::<f32x4>(at as usize));
+                output.write_vec((r.e0 + at) as usize, smem.load_vec::<f32x4>(at as usize));
             } else {
-                for i in 0..VEC as isize {
-                    if at + i >= start && at + i < end {
-                        output.write(flat + i as usize, smem.load((at + i) as usize));
+                // (Flat positions before the matrix's start are negative.)
+                for a in at..at + VEC as isize {
+                    if a >= start && a < end {
+                        output.write((r.e0 + a) as usize, smem.load(a as usize));
                     }
                 }
             }

@@ -735,7 +735,7 @@ pub struct FlatRange {
     /// output's line shift is).
     pub e0: isize,
     /// Tile position of the chunk's first element (negative in block 0
-    /// when the output starts past a line boundary).
+    /// when the output starts 4 or more elements past a line boundary).
     pub first: isize,
     /// Tile positions `start .. end` are the chunk's elements inside the
     /// matrix.
