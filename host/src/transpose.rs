@@ -99,19 +99,27 @@ impl TransposeVariant {
     /// Longest output row (`ny`) that takes [`Self::DEFAULT_SHORT_ROWS`]:
     /// four of rung 10's 128-column segments.
     pub const SHORT_ROWS: usize = 4 * ix::LINES_W128.width;
-    /// The default for output rows of at most [`Self::FLAT_ROWS`] elements,
-    /// not a multiple of 16, where [`Self::fastest_for`] takes neither a
+    /// The default for output rows of at most [`Self::FLAT_LONG_ROWS`]
+    /// elements, not a multiple of 16, where [`Self::fastest_for`] takes neither a
     /// copy nor the thin kernel for a few columns (at most [`ix::THIN_MAX`]
     /// output rows whatever the alignment; otherwise sides not both
     /// multiples of 4): rung 11,
     /// each block one line-aligned run of whole short rows (rung 10 writes
     /// the line a short row ends in from two warps).
     pub const DEFAULT_FLAT: TransposeVariant = V::Flat(FlatConfig::E6144);
-    /// Longest output row (`ny`) that takes [`Self::DEFAULT_FLAT`]; from
-    /// about 190 on, rung 10 is as fast.
+    /// [`Self::DEFAULT_FLAT`] for output rows longer than
+    /// [`Self::FLAT_LONG_ROWS`]: chunks of about 8192 elements, two
+    /// 32-column load units per input row where 6144 would give one.
+    pub const DEFAULT_FLAT_LONG: TransposeVariant = V::Flat(FlatConfig::E8192);
+    /// Longest output row that takes [`Self::DEFAULT_FLAT`] rather than
+    /// [`Self::DEFAULT_FLAT_LONG`].
+    pub const FLAT_LONG_ROWS: usize = 128;
+    /// Longest output row (`ny`) that takes rung 11 ([`Self::DEFAULT_FLAT`]
+    /// or [`Self::DEFAULT_FLAT_LONG`]); from about 190 on, rung 10 is as
+    /// fast.
     pub const FLAT_ROWS: usize = 160;
 
-    /// Whether [`Self::DEFAULT_FLAT`] suits output rows of `ny`: at most
+    /// Whether rung 11 suits output rows of `ny`: at most
     /// [`Self::FLAT_ROWS`] and not a multiple of 16 (rung 11's loads store
     /// into shared memory `ny` words apart across a warp: 16- or 32-way bank
     /// conflicts there).
@@ -129,7 +137,8 @@ impl TransposeVariant {
     /// | `ny` ≤ [`ix::THIN_MAX`] (a few rows), not a multiple of 16 | [`DEFAULT_FLAT`](V::DEFAULT_FLAT) |
     /// | `ny` ≤ [`ix::THIN_MAX`], a multiple of 16 | [`Thin`](V::Thin) |
     /// | `nx`, `ny` multiples of 4 | [`DEFAULT_VECTOR`](V::DEFAULT_VECTOR) |
-    /// | `ny` ≤ [`FLAT_ROWS`](V::FLAT_ROWS), not a multiple of 16 | [`DEFAULT_FLAT`](V::DEFAULT_FLAT) |
+    /// | `ny` ≤ [`FLAT_LONG_ROWS`](V::FLAT_LONG_ROWS), not a multiple of 16 | [`DEFAULT_FLAT`](V::DEFAULT_FLAT) |
+    /// | `ny` ≤ [`FLAT_ROWS`](V::FLAT_ROWS), not a multiple of 16 | [`DEFAULT_FLAT_LONG`](V::DEFAULT_FLAT_LONG) |
     /// | `ny` ≤ [`SHORT_ROWS`](V::SHORT_ROWS) | [`DEFAULT_SHORT_ROWS`](V::DEFAULT_SHORT_ROWS) |
     /// | any other | [`DEFAULT_SCALAR`](V::DEFAULT_SCALAR) |
     pub fn fastest_for(nx: usize, ny: usize) -> TransposeVariant {
@@ -144,8 +153,10 @@ impl TransposeVariant {
             V::Thin
         } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
             Self::DEFAULT_VECTOR
-        } else if Self::flat_rows(ny) {
+        } else if Self::flat_rows(ny) && ny <= Self::FLAT_LONG_ROWS {
             Self::DEFAULT_FLAT
+        } else if Self::flat_rows(ny) {
+            Self::DEFAULT_FLAT_LONG
         } else if ny <= Self::SHORT_ROWS {
             Self::DEFAULT_SHORT_ROWS
         } else {
@@ -406,7 +417,9 @@ mod tests {
             ((1 << 20, 33), V::DEFAULT_FLAT),
             ((1 << 20, 64), V::DEFAULT_VECTOR),
             ((1_048_573, 48), V::DEFAULT_SHORT_ROWS),
-            ((1_048_573, V::FLAT_ROWS - 1), V::DEFAULT_FLAT),
+            ((1_048_573, V::FLAT_LONG_ROWS - 1), V::DEFAULT_FLAT),
+            ((1_048_573, V::FLAT_LONG_ROWS + 1), V::DEFAULT_FLAT_LONG),
+            ((1_048_573, V::FLAT_ROWS - 1), V::DEFAULT_FLAT_LONG),
             ((1_048_573, V::FLAT_ROWS + 1), V::DEFAULT_SHORT_ROWS),
             ((129, 1 << 20), V::DEFAULT_SCALAR),
             ((8192, 8192), V::DEFAULT_VECTOR),
@@ -430,6 +443,7 @@ mod tests {
         assert!(V::Lines(LinesConfig::W128G256).supports(67, 1_048_573));
         assert_eq!(V::DEFAULT_SHORT_ROWS, V::Lines(LinesConfig::W128));
         assert_eq!(V::DEFAULT_FLAT, V::Flat(FlatConfig::E6144));
-        assert!(V::DEFAULT_FLAT.supports(1 << 30, V::FLAT_ROWS));
+        assert_eq!(V::DEFAULT_FLAT_LONG, V::Flat(FlatConfig::E8192));
+        assert!(V::DEFAULT_FLAT_LONG.supports(1 << 30, V::FLAT_ROWS));
     }
 }

@@ -655,15 +655,15 @@ pub const TABLES: &[Table] = &[
             ],
             &[
                 Cell::T("odd, short output rows (rung 11): (2²⁰−3)×67 / (2²⁰−3)×68 / 524287×131 / 699051×150 (2026-11-26)"),
-                Cell::T("`transpose_flat_e6144`"),
+                Cell::T("`transpose_flat_e6144` (`ny` ≤ 128), `transpose_flat_e8192`"),
                 Cell::Cat(&[
                     tr(&["transpose_flat_e6144"], &["1048573x67"], &[TF26]),
                     Cell::T(" / "),
                     tr(&["transpose_flat_e6144"], &["1048573x68"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_flat_e6144"], &["524287x131"], &[TF26]),
+                    tr(&["transpose_flat_e8192"], &["524287x131"], &[TF26]),
                     Cell::T(" / "),
-                    tr(&["transpose_flat_e6144"], &["699051x150"], &[TF26]),
+                    tr(&["transpose_flat_e8192"], &["699051x150"], &[TF26]),
                 ]),
             ],
             &[
@@ -885,7 +885,9 @@ pub const TABLES: &[Table] = &[
                 Cell::T("transpose, odd sides, 67–509 rows"),
                 Cell::T("(2²⁰−3)×67, 524287×131, 699051×150, 262147×257, 131071×509"),
                 Cell::Cat(&[
-                    tr(&["transpose_flat_e6144"], &["1048573x67", "524287x131", "699051x150"], &[TF26]),
+                    tr(&["transpose_flat_e6144"], &["1048573x67"], &[TF26]),
+                    Cell::T(", "),
+                    tr(&["transpose_flat_e8192"], &["524287x131", "699051x150"], &[TF26]),
                     Cell::T(", "),
                     tr(&["transpose_lines_w128"], &["262147x257", "131071x509"], &[TF26]),
                     Cell::T(" % of copy"),
