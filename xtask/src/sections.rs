@@ -331,6 +331,39 @@ macro_rules! tc_row {
     };
 }
 
+/// A tensor-core table's decode row: GB/s against a device copy of B,
+/// Auto (with `$auto_note`), wgmma 128x256, mma.sync and cuBLAS.
+macro_rules! tc_decode_row {
+    ($runs:expr, $auto_note:literal) => {
+        &[
+            Cell::T("bf16 decode, % of a copy of B (HBM)"),
+            Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
+            Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }), Cell::T($auto_note)]),
+            Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
+            Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
+            Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }), Cell::T(" % of HBM")]),
+        ]
+    };
+}
+
+/// A tensor-core table's odd-shape row: Auto against our own aligned shape.
+macro_rules! tc_odd_row {
+    ($runs:expr) => {
+        &[
+            Cell::T("bf16→bf16 odd, % of our aligned"),
+            Cell::T("4093×4099×4091 / 1021×1019×1031"),
+            Cell::Cat(&[
+                Cell::Pct(tc(&["auto (vs aligned)"], &["4093×4099×4091"], "bf16→bf16", $runs)),
+                Cell::T(" / "),
+                Cell::Pct(tc(&["auto (vs aligned)"], &["1021×1019×1031"], "bf16→bf16", $runs)),
+            ]),
+            Cell::T(""),
+            Cell::T(""),
+            Cell::T(""),
+        ]
+    };
+}
+
 /// README's tensor-core row: TFLOP/s and % of wgmma 128x256 and mma.sync.
 macro_rules! tc_readme_row {
     ($types:literal, $label:literal, $dtype:literal, $shape:expr, $runs:expr) => {
@@ -409,26 +442,8 @@ pub const TABLES: &[Table] = &[
             tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[EPI26]),
             tc_row!("bf16→bf16", "2048³", "bf16→bf16", C2048, &[EPI26]),
             tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[EPI26]),
-            &[
-                Cell::T("bf16 decode, % of a copy of B (HBM)"),
-                Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
-                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }), Cell::T(" (split-K)")]),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }),
-                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: &[R25] }), Cell::T(" % of HBM")]),
-            ],
-            &[
-                Cell::T("bf16→bf16 odd, % of our aligned"),
-                Cell::T("4093×4099×4091 / 1021×1019×1031"),
-                Cell::Cat(&[
-                    Cell::Pct(tc(&["auto (vs aligned)"], &["4093×4099×4091"], "bf16→bf16", &[EPI26])),
-                    Cell::T(" / "),
-                    Cell::Pct(tc(&["auto (vs aligned)"], &["1021×1019×1031"], "bf16→bf16", &[EPI26])),
-                ]),
-                Cell::T(""),
-                Cell::T(""),
-                Cell::T(""),
-            ],
+            tc_decode_row!(&[R25], " (split-K)"),
+            tc_odd_row!(&[EPI26]),
             &[
                 Cell::T("tf32 (Auto: mma.sync)"),
                 Cell::T("4096³ (three runs)"),
@@ -455,26 +470,8 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200W26]),
             tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200W26]),
             tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200W26]),
-            &[
-                Cell::T("bf16 decode, % of a copy of B (HBM)"),
-                Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }),
-                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }),
-                Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: &[H200W26] }), Cell::T(" % of HBM")]),
-            ],
-            &[
-                Cell::T("bf16→bf16 odd, % of our aligned"),
-                Cell::T("4093×4099×4091 / 1021×1019×1031"),
-                Cell::Cat(&[
-                    Cell::Pct(tc(&["auto (vs aligned)"], &["4093×4099×4091"], "bf16→bf16", &[H200W26])),
-                    Cell::T(" / "),
-                    Cell::Pct(tc(&["auto (vs aligned)"], &["1021×1019×1031"], "bf16→bf16", &[H200W26])),
-                ]),
-                Cell::T(""),
-                Cell::T(""),
-                Cell::T(""),
-            ],
+            tc_decode_row!(&[H200W26], ""),
+            tc_odd_row!(&[H200W26]),
         ],
         note: "H200, one run (2026-11-26): % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B.",
