@@ -127,6 +127,11 @@ impl TransposeVariant {
         ny <= Self::FLAT_ROWS && ny % 16 != 0
     }
 
+    /// Rung 11's chunk size for output rows of `ny`.
+    fn flat_for(ny: usize) -> TransposeVariant {
+        if ny <= Self::FLAT_LONG_ROWS { Self::DEFAULT_FLAT } else { Self::DEFAULT_FLAT_LONG }
+    }
+
     /// The variant [`Transpose::new`] uses for an `nx × ny` input unless
     /// [`Transpose::variant`] picks one:
     ///
@@ -148,15 +153,13 @@ impl TransposeVariant {
         } else if V::Thin.supports(nx, ny) && ix::ThinTile::sides(nx as u32, ny as u32).2 {
             V::Thin
         } else if few_rows && Self::flat_rows(ny) {
-            Self::DEFAULT_FLAT
+            Self::flat_for(ny)
         } else if few_rows {
             V::Thin
         } else if Self::DEFAULT_VECTOR.supports(nx, ny) {
             Self::DEFAULT_VECTOR
-        } else if Self::flat_rows(ny) && ny <= Self::FLAT_LONG_ROWS {
-            Self::DEFAULT_FLAT
         } else if Self::flat_rows(ny) {
-            Self::DEFAULT_FLAT_LONG
+            Self::flat_for(ny)
         } else if ny <= Self::SHORT_ROWS {
             Self::DEFAULT_SHORT_ROWS
         } else {

@@ -3,7 +3,7 @@
 
 use crate::arch::simd::f32x4;
 
-use super::index::{FlatTile, FLAT_E6144, FLAT_E8192, VEC};
+use super::index::{input_layout, FlatTile, FLAT_E6144, FLAT_E8192, VEC};
 use crate::arch::{block_idx_x, dynamic_shared, sync_threads, thread_idx_x, Global};
 use crate::variant_family;
 
@@ -37,6 +37,7 @@ unsafe fn flat_chunk<const B: usize>(g: FlatTile, input: Global<f32>, output: Gl
             return; // past the matrix (uniform in the block)
         }
         let smem = dynamic_shared::<f32>();
+        let src = input_layout(nx, ny); // (ny, nx)
         let needed = |p: u32, c: u32| -> Option<u32> {
             let at = FlatTile::shared_offset(r, c, p, ny);
             (p < ny && c < r.rows && at >= r.start && at < r.end).then_some(at)
@@ -48,7 +49,7 @@ unsafe fn flat_chunk<const B: usize>(g: FlatTile, input: Global<f32>, output: Gl
             for x in v.iter_mut() {
                 let (p, c) = FlatTile::slot_coords(&w, t);
                 if needed(p, c).is_some() {
-                    *x = input.read(p as usize * nx as usize + r.row + c as usize);
+                    *x = input.read(src.offset(p as usize, r.row + c as usize));
                 }
                 w.advance();
             }

@@ -769,10 +769,10 @@ fn simulate_flat(g: FlatTile, nx: u32, ny: u32, base: u32) -> Result<Vec<usize>,
                 if c >= r.rows || at < r.start || at >= r.end {
                     continue;
                 }
-                let o = p as usize * nx as usize + r.row + c as usize;
-                if r.row + c as usize >= nx as usize || o != src.offset(p as usize, r.row + c as usize) {
+                if r.row + c as usize >= nx as usize {
                     return Err(std::format!("load ({p}, {}) outside the matrix", r.row + c as usize));
                 }
+                let o = src.offset(p as usize, r.row + c as usize);
                 if std::mem::replace(&mut loaded[o], true) {
                     return Err(std::format!("input {o} loaded twice"));
                 }
