@@ -3,7 +3,7 @@
 //! serial CPU reference; the API's validation.
 
 use ferrotile::reference;
-use ferrotile::transpose::{Transpose, TransposeVariant};
+use ferrotile::transpose::{FlatConfig, Transpose, TransposeVariant};
 use ferrotile::{Context, Error};
 
 use crate::common::*;
@@ -167,6 +167,17 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
             matches!(e, Error::BadArgument { arg: "variant", .. })
         })?;
     }
+    // Rung 11 takes output rows of at most 512 elements.
+    let (nx, ny) = (2, ferrotile::kernels::transpose::index::FLAT_MAX_NY as usize + 1);
+    let long = up(ctx, &vec![1.0f32; nx * ny])?;
+    let mut long_out = poisoned(ctx, nx * ny, 0.5f32)?;
+    for c in FlatConfig::ALL {
+        let var = TransposeVariant::Flat(*c);
+        expect(var.name(), Transpose::new(nx, ny).variant(var).run(ctx, &long, &mut long_out), &|e| {
+            matches!(e, Error::BadArgument { arg: "variant", .. })
+        })?;
+    }
+    exact_f32("untouched output of the refused flat calls", &down(&long_out)?, &vec![0.5; nx * ny])?;
     // Nothing was written by the rejected calls.
     exact_f32("untouched output", &down(&out)?, &[0.5; 12])
 }
