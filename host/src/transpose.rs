@@ -206,7 +206,7 @@ impl TransposeVariant {
             V::Copy => nx == 1 || ny == 1,
             V::Thin => nx.min(ny) <= ix::THIN_MAX as usize,
             V::Lines(c) => c.config().supports(nx.min(u32::MAX as usize) as u32, ny.min(u32::MAX as usize) as u32),
-            V::Flat(c) => ny <= ix::FLAT_MAX_NY as usize && c.config().supports(nx.min(u32::MAX as usize) as u32, ny as u32),
+            V::Flat(c) => c.config().supports(nx.min(u32::MAX as usize) as u32, ny.min(u32::MAX as usize) as u32),
             v => !v.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0),
         }
     }

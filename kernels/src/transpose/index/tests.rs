@@ -531,6 +531,23 @@ fn vector_tile_rows_of_chunks_are_consecutive_lanes() {
     }
 }
 
+/// A warp's 16-byte stores (byte addresses; `None` for a lane that stores
+/// element by element, which excuses the warp): 32 consecutive chunks
+/// from a 128-byte line boundary, four whole lines.
+fn whole_lines(a: &[Option<usize>; 32]) -> Result<(), std::string::String> {
+    if !a.iter().all(Option::is_some) {
+        return Ok(());
+    }
+    let f = a[0].unwrap();
+    if f % (LINE * 4) != 0 {
+        return Err(std::format!("first chunk at byte {f}, inside a line"));
+    }
+    match a.iter().enumerate().find(|&(l, x)| *x != Some(f + 16 * l)) {
+        Some((l, x)) => Err(std::format!("lane {l} stores at {x:?}, not next to the lane before")),
+        None => Ok(()),
+    }
+}
+
 /// Runs the line-aligned kernel's index path for every thread of every
 /// block of an `nx × ny` input whose output starts `base` elements past a
 /// line boundary; returns `out[o] = input offset`. Checks on the way: each
@@ -688,11 +705,7 @@ proptest! {
                     let p = g.output_column(j, q, s);
                     (p >= 0 && p as usize + VEC <= ny as usize).then(|| (dst.offset(o0 + c, p as usize) + base as usize) * 4)
                 });
-                if a.iter().all(Option::is_some) {
-                    let f = a[0].unwrap();
-                    prop_assert_eq!(f % (LINE * 4), 0, "warp {} step {}: first chunk inside a line", w, k);
-                    prop_assert!(a.iter().enumerate().all(|(l, x)| *x == Some(f + 16 * l)));
-                }
+                whole_lines(&a).map_err(|e| TestCaseError::fail(std::format!("warp {w} step {k}: {e}")))?;
             }
         }
     }
@@ -839,11 +852,7 @@ proptest! {
                     let at = g.group(r, t, j);
                     (at >= r.start as isize && at + VEC as isize <= r.end as isize).then(|| ((r.e0 + at + base as isize) * 4) as usize)
                 });
-                if a.iter().all(Option::is_some) {
-                    let f = a[0].unwrap();
-                    prop_assert_eq!(f % (LINE * 4), 0, "warp {} step {}: first group inside a line", w, j);
-                    prop_assert!(a.iter().enumerate().all(|(l, x)| *x == Some(f + 16 * l)));
-                }
+                whole_lines(&a).map_err(|e| TestCaseError::fail(std::format!("warp {w} step {j}: {e}")))?;
             }
         }
     }
@@ -851,9 +860,9 @@ proptest! {
 
 /// The flat tiles' geometry: whole lines per chunk; a warp's loads 32
 /// consecutive columns of one input row, every row's columns covered, at
-/// least three lanes in four needed;
-/// chunks of about `elems` (or 30 rows of a long `ny`) elements; shared
-/// stores conflict-free for odd `ny` (`2^k`-way for `2^k` dividing `ny`), the store phase's 16-byte reads
+/// least three lanes in four needed; chunks of about `elems` (or 30 rows
+/// of a long `ny`) elements; shared stores conflict-free for odd `ny`
+/// (`2^k`-way for `2^k` dividing `ny`), the store phase's 16-byte reads
 /// consecutive; shared memory within 64 KB.
 #[test]
 fn flat_tile_geometry_and_conflicts() {
