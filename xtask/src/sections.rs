@@ -294,8 +294,9 @@ const SPLITK26: &str = "2026-11-26-h100-final";
 /// into the next tile): the tensor-core rows, one run.
 const EPI26: &str = "2026-11-26-h100-epilogue";
 const H200W26: &str = "2026-11-26-h200-wgmma";
-/// The window blur rewritten (vertical sums in registers), one run.
-const BLUR26: &str = "2026-11-26-h100-blur";
+/// The window blur with one barrier per batch (dp2a prefix sums, vertical
+/// loads one batch ahead, four blocks per SM), one run.
+const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
 const FINAL: &str = "2026-11-23-h100-final";
 const H100_22: &str = "2026-11-22-final-h100";
 const H200_22: &str = "2026-11-22-final-h200";

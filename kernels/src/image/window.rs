@@ -17,10 +17,13 @@
 //!    radius. A row whose length is not a multiple of 4 is read as two
 //!    aligned words and a funnel shift; the first and last image rows byte
 //!    by byte (a word there may reach outside the image). The batch's
-//!    column sums go to shared memory as stored.
-//! 2. **Horizontal.** One warp per row of the batch: each lane turns 24
-//!    column sums into prefix sums per channel, the lanes' totals are
-//!    scanned with shuffles.
+//!    column sums go to shared memory as stored, into one of two buffers
+//!    (batches alternate).
+//! 2. **Horizontal.** One warp per row of the batch: each lane sums its
+//!    24 column sums per channel (`dp2a`: both u16 halves of a word in one
+//!    instruction when they are of one channel), the lanes' totals are
+//!    scanned with shuffles, and the lane's prefix sums run on from its
+//!    carry, one `dp2a` per entry, stored four at a time.
 //! 3. **Outputs.** An output byte is the difference of two prefix sums
 //!    `2r + 1` pixels apart (lane `k` of the warp takes bytes `k, k + 32,
 //!    …`: consecutive shared words, no bank conflict), one multiply-high and
@@ -30,8 +33,11 @@
 //!    columns), stored straight to the image (a warp's 32 bytes are
 //!    contiguous; L2 merges the sectors before they reach DRAM).
 //!
-//! Two barriers per batch separate the phases (the next batch's vertical
-//! phase writes only column sums, which the outputs do not read).
+//! One barrier per batch, after its column sums are stored: a warp's
+//! prefix row is its own (a warp barrier orders the lanes' stores before
+//! the outputs read them), and the next batch's vertical phase writes the
+//! other column-sum buffer, so it never waits for the slower warps'
+//! horizontal and output phases.
 //! Neighbouring strips walk in opposite directions
 //! ([`slide_strip_upward`]), so the halo rows two strips share are read by
 //! both at about the same time (the second read hits L2), and the blocks
@@ -43,11 +49,11 @@ use crate::arch::simd::{u32x2, u32x4};
 use super::index::{
     div_round_half_up, div_round_magic_shift_dev, full_count, slide_strip_reads, slide_strip_row, slide_strip_upward, slide_strip_walk,
     win_block, win_halo, win_lead, win_prefix, win_prologue, win_seg_start, win_seg_x, win_shared_parts,
-    win_vsum, win_vsum_entry, win_word_mask, window_len, WindowParams, WIN_BATCH, WIN_BLOCKS_BOUND, WIN_P_PAD, WIN_RUN, WIN_THREADS,
+    win_vsum, win_vsum_entry, win_vsum_row, win_word_mask, window_len, WindowParams, WIN_BATCH, WIN_BLOCKS_BOUND, WIN_P_PAD, WIN_RUN, WIN_THREADS,
     WIN_VERTICAL,
 };
 use super::slide::{even, odd};
-use crate::arch::{block_idx_x, dynamic_shared, shfl_sync_idx, sync_threads, thread_idx_x, Global};
+use crate::arch::{block_idx_x, dp2a_lo, dynamic_shared, shfl_sync_idx, sync_threads, sync_warp, thread_idx_x, Global};
 use crate::kernel;
 
 /// Bytes `n / 8 .. n / 8 + 4` of the 8 bytes `hi:lo` (`n` = 0, 8, 16, 24):
@@ -91,7 +97,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         let (vl, pl) = (win_vsum(), win_prefix());
 
         // The prefix rows' leading pads (read from the first output batch,
-        // after two barriers).
+        // after its barrier).
         if tid < WIN_BATCH * WIN_P_PAD {
             pre.store(pl.offset((tid / WIN_P_PAD) as usize, (tid % WIN_P_PAD) as usize), 0);
         }
@@ -182,24 +188,41 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
         }
         // Column sums of the window (bytes 4t, 4t + 2 and 4t + 1, 4t + 3).
         let (mut ve, mut vo) = (0u32, 0u32);
+        // The words the batch's vertical steps add and drop (step i adds
+        // row i + r and drops row i - r - 1), loaded one batch ahead: their
+        // loads are in flight through the previous batch's barrier,
+        // horizontal and output phases.
+        macro_rules! words {
+            ($i0:expr) => {{
+                let i0: i32 = $i0;
+                (load8!(i0 + r as i32), load8!(i0 - r as i32 - 1))
+            }};
+        }
+        let mut next = if vertical { words!(step0(0)) } else { ([0u32; WIN_BATCH as usize], [0u32; WIN_BATCH as usize]) };
 
         for b in 0..batches {
             let i0 = step0(b);
 
-            // Vertical: step i adds row i + r and drops row i - r - 1.
+            // Vertical.
             if vertical {
-                let (w_in, w_out) = (load8!(i0 + r as i32), load8!(i0 - r as i32 - 1));
+                let (w_in, w_out) = next;
                 for g in 0..WIN_BATCH as usize {
                     ve = ve.wrapping_add(w_in[g] & mask_e).wrapping_sub(w_out[g] & mask_e);
                     vo = vo.wrapping_add(odd(w_in[g]) & mask_o).wrapping_sub(odd(w_out[g]) & mask_o);
                     if i0 >= 0 {
-                        vsum.cast::<u32x2>().store((vl.offset(g, 4 * tid as usize) * 2) / 8, u32x2::from_array([ve, vo]));
+                        let at = vl.offset(win_vsum_row(b as u32, g as u32), 4 * tid as usize);
+                        vsum.cast::<u32x2>().store((at * 2) / 8, u32x2::from_array([ve, vo]));
                     }
+                }
+                if b + 1 < batches {
+                    next = words!(step0(b + 1));
                 }
             }
             if i0 < 0 {
                 continue; // the prologue: no output rows (uniform in the block)
             }
+            // The batch's column sums are stored; the buffer the next batch
+            // writes was last read before this barrier.
             sync_threads();
 
             // Horizontal: warp g sums row i0 + g of the batch.
@@ -207,16 +230,26 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             let i = i0 + warp as i32;
             let active = i < n as i32;
             if active {
-                // Lane's 24 column sums (segment bytes 24 lane ..).
-                let at = (vl.offset(g, (WIN_RUN * lane) as usize) * 2) / 16;
+                // Lane's 24 column sums (segment bytes 24 lane ..): word m
+                // holds entries 2m and 2m + 1 (win_vsum_entry gives their
+                // bytes: the mapping is its own inverse).
+                let at = (vl.offset(win_vsum_row(b as u32, warp), (WIN_RUN * lane) as usize) * 2) / 16;
                 let vv = vsum.cast::<u32x4>();
                 let w = [vv.load(at).to_array(), vv.load(at + 1).to_array(), vv.load(at + 2).to_array()];
-                let mut pr = [0u32; WIN_RUN as usize];
-                for k in 0..WIN_RUN as usize {
-                    let e = win_vsum_entry(k as u32) as usize;
-                    let word = w[e / 8][(e % 8) / 2];
-                    let v = if e % 2 == 0 { word & 0xffff } else { word >> 16 };
-                    pr[k] = if k >= C as usize { pr[k - C as usize] + v } else { v };
+                let word = |m: usize| w[m / 4][m % 4];
+                // The dp2a selector of entry e's half of its word.
+                let half = |e: u32| if e % 2 == 0 { 0x0001 } else { 0x0100 };
+                // The lane's total per channel: one dp2a per word whose two
+                // halves are of one channel, else one per half.
+                let mut total = [0u32; 4];
+                for m in 0..(WIN_RUN / 2) as usize {
+                    let (ca, cb) = ((win_vsum_entry(2 * m as u32) % C) as usize, (win_vsum_entry(2 * m as u32 + 1) % C) as usize);
+                    if ca == cb {
+                        total[ca] = dp2a_lo(word(m), 0x0101, total[ca]);
+                    } else {
+                        total[ca] = dp2a_lo(word(m), 0x0001, total[ca]);
+                        total[cb] = dp2a_lo(word(m), 0x0100, total[cb]);
+                    }
                 }
                 // Exclusive scan of the lanes' totals per channel.
                 // (Straight-line code: a loop over the channels or the
@@ -234,20 +267,33 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                     up!(1 2 4 8 16);
                     s - t
                 };
-                let lane_total = |c: u32| pr[(WIN_RUN - C + c) as usize];
-                let carry = [
-                    scan(lane_total(0)),
-                    if C > 1 { scan(lane_total(1)) } else { 0 },
-                    if C > 2 { scan(lane_total(2)) } else { 0 },
-                    if C > 3 { scan(lane_total(3)) } else { 0 },
+                // The running prefix sum per channel from the lanes before
+                // this one; each entry adds its column sum (one dp2a).
+                let mut run = [
+                    scan(total[0]),
+                    if C > 1 { scan(total[1]) } else { 0 },
+                    if C > 2 { scan(total[2]) } else { 0 },
+                    if C > 3 { scan(total[3]) } else { 0 },
                 ];
+                // Entries 8v .. 8v + 8 (bytes 8v ..) are the u32x4 at + v,
+                // loaded again where they are used: the column sums are not
+                // held in registers through the scan.
                 let pb = pl.offset(g, (WIN_P_PAD + WIN_RUN * lane) as usize);
-                for q in 0..(WIN_RUN / 4) as usize {
-                    let v: [u32; 4] = core::array::from_fn(|m| pr[4 * q + m] + carry[(4 * q + m) % C as usize]);
-                    pre.cast::<u32x4>().store((pb + 4 * q) / 4, u32x4::from_array(v));
+                for v in 0..3usize {
+                    let w = vv.load(at + v).to_array();
+                    for q in 2 * v..2 * v + 2 {
+                        let out: [u32; 4] = core::array::from_fn(|j| {
+                            let k = (4 * q + j) as u32;
+                            let (e, c) = (win_vsum_entry(k), (k % C) as usize);
+                            run[c] = dp2a_lo(w[(e as usize / 2) % 4], half(e), run[c]);
+                            run[c]
+                        });
+                        pre.cast::<u32x4>().store((pb + 4 * q) / 4, u32x4::from_array(out));
+                    }
                 }
+                // The warp's prefix row is stored (only this warp reads it).
+                sync_warp();
             }
-            sync_threads();
 
             // Outputs: lane takes the band's bytes lane, lane + 32, …; the
             // byte at band offset o (segment byte o + lead) is the
@@ -260,8 +306,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 let cy = window_len(y, r, p.height);
                 let prow = pl.offset(g, WIN_P_PAD as usize) + lead as usize;
                 let orow = win_seg_start(y, rb, x0, 0) as usize;
-                // The window sum of band offset `o`, with indices in usize
-                // so that one induction variable serves the loops' arrays.
+                // The window sum of band offset `o`.
                 let (at_hi, at_lo) = (prow + h as usize, prow - (h + C) as usize);
                 let window = |o: usize| pre.load(at_hi + o).wrapping_sub(pre.load(at_lo + o));
                 // Full windows for band offsets lo .. hi (none in the
@@ -273,19 +318,24 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 } else {
                     (0, 0)
                 };
-                // Four bytes per round (32 apart).
+                // Four bytes per round (32 apart), counted in u32, addressed
+                // by one shared and one global index that step 128 (the
+                // four bytes are immediate offsets).
                 let full = full_count(r);
-                let fast = |o: usize| output.write(orow + o, div_round_magic_shift_dev(window(o), full, p.magic, p.shift) as u8);
-                let (mut o, hi_u) = ((lo + lane) as usize, hi as usize);
-                while o + 96 < hi_u {
-                    fast(o);
-                    fast(o + 32);
-                    fast(o + 64);
-                    fast(o + 96);
-                    o += 128;
+                let quotient = |sum: u32| div_round_magic_shift_dev(sum, full, p.magic, p.shift) as u8;
+                let start = lo + lane;
+                let rounds = if hi > start { (hi - start + 31) / 128 } else { 0 };
+                let (mut at, mut out) = (start as usize, orow + start as usize);
+                for _ in 0..rounds {
+                    for u in 0..4usize {
+                        output.write(out + 32 * u, quotient(window(at + 32 * u)));
+                    }
+                    at += 128;
+                    out += 128;
                 }
-                while o < hi_u {
-                    fast(o);
+                let mut o = start + 128 * rounds;
+                while o < hi {
+                    output.write(orow + o as usize, quotient(window(o as usize)));
                     o += 32;
                 }
                 let clipped = |o: u32| {

@@ -52,6 +52,13 @@ pub fn sync_threads() {
     barrier()
 }
 
+/// `__syncwarp()`: waits until the calling warp's 32 lanes arrive (a warp
+/// collective with no registers), ordering their shared-memory accesses.
+#[inline]
+pub fn sync_warp() {
+    super::warp::collective(super::warp::WarpOp::SyncWarp, [0; 10]);
+}
+
 /// A device buffer passed to a kernel; on the host it carries its length
 /// and name so that every access is bounds-checked.
 pub struct Global<T> {
@@ -422,6 +429,15 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
 #[inline]
 pub fn mul_hi_u32(a: u32, b: u32) -> u32 {
     ((a as u64 * b as u64) >> 32) as u32
+}
+
+/// `c + a₀ · b₀ + a₁ · b₁` for the two u16 halves `a₀, a₁` of `a` and the
+/// low two bytes `b₀, b₁` of `b`, modulo 2³² (`dp2a.lo.u32.u32` on the
+/// device): with `b = 0x0101` the sum of both halves, `0x0001` or `0x0100`
+/// one of them, in one instruction.
+#[inline]
+pub fn dp2a_lo(a: u32, b: u32, c: u32) -> u32 {
+    c.wrapping_add((a & 0xffff) * (b & 0xff)).wrapping_add((a >> 16) * ((b >> 8) & 0xff))
 }
 
 /// `2^x` (`ex2.approx.ftz.f32` on the device, within about 2 ulp of the

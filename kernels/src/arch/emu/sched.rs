@@ -99,6 +99,14 @@ struct ByteTrack {
     r_ep: u32,
     /// Reader in `r_ep`, or `MULTI` when several threads read.
     r_tid: u32,
+    /// [`SharedState::stamp`] at the last write and the last read: a
+    /// `bar.warp.sync` of the accessing warp after it orders it before the
+    /// warp's later accesses ([`SharedState::ordered`]).
+    w_stamp: u32,
+    r_stamp: u32,
+    /// Warp of every reader in `r_ep`, or `MULTI` when readers of several
+    /// warps read.
+    r_warp: u32,
     /// Interval of the last write by the async proxy (a TMA copy landing):
     /// initialises the byte without taking part in the race checks (the
     /// copy is ordered by its mbarrier, not by the block barrier).
@@ -133,11 +141,47 @@ pub(crate) struct SharedState {
     /// end of the interval unless a write by another thread in the same
     /// interval shows it to be a race (reported at once).
     pub(crate) pending_uninit: Option<String>,
+    /// Counts completed `bar.warp.sync`s of every warp (never reset, so
+    /// stamps of older blocks stay smaller).
+    stamp: u32,
+    /// The [`stamp`](Self::stamp) of each warp's last `bar.warp.sync`.
+    warp_synced: Vec<u32>,
+}
+
+/// Warp of thread `tid` (its linear index in the block).
+fn warp_of(tid: u32) -> u32 {
+    tid / super::warp::WARP as u32
 }
 
 impl SharedState {
     fn new() -> Self {
-        SharedState { words: Vec::new(), len: 0, track: Vec::new(), epoch: 0, block_start: 1, pending_uninit: None }
+        SharedState {
+            words: Vec::new(),
+            len: 0,
+            track: Vec::new(),
+            epoch: 0,
+            block_start: 1,
+            pending_uninit: None,
+            stamp: 0,
+            warp_synced: Vec::new(),
+        }
+    }
+
+    /// Records that warp `w` completed a `bar.warp.sync`.
+    pub(crate) fn on_warp_sync(&mut self, w: usize) {
+        self.stamp += 1;
+        if self.warp_synced.len() <= w {
+            self.warp_synced.resize(w + 1, 0);
+        }
+        self.warp_synced[w] = self.stamp;
+    }
+
+    /// Whether an access of this interval by a thread of `warp` (or of
+    /// every reader, `MULTI` when they span warps) at `stamp` is ordered
+    /// before thread `tid`'s access now: same warp and a `bar.warp.sync` of
+    /// that warp in between.
+    fn ordered(&self, warp: u32, stamp: u32, tid: u32) -> bool {
+        warp != MULTI && warp == warp_of(tid) && self.warp_synced.get(warp as usize).is_some_and(|&s| s > stamp)
     }
 
     fn begin_block(&mut self, len: usize) {
@@ -165,26 +209,32 @@ impl SharedState {
     /// of the conflict if there is one.
     pub(crate) fn on_read(&mut self, off: usize, n: usize, tid: u32) -> Result<(), String> {
         for b in off..off + n {
-            let t = &mut self.track[b];
+            let t = self.track[b];
             if t.w_ep < self.block_start && t.a_ep < self.block_start && self.pending_uninit.is_none() {
                 self.pending_uninit = Some(format!(
                     "thread {tid} read uninitialised shared memory at byte {b} (no thread of this block wrote it)"
                 ));
             }
-            if t.w_ep == self.epoch && t.w_tid != tid {
+            if t.w_ep == self.epoch && t.w_tid != tid && !self.ordered(warp_of(t.w_tid), t.w_stamp, tid) {
                 return Err(format!(
                     "shared-memory race at byte {b}: thread {tid} reads what thread {} wrote in the same barrier interval",
                     t.w_tid
                 ));
             }
+            let t = &mut self.track[b];
             if t.r_ep == self.epoch {
                 if t.r_tid != tid {
                     t.r_tid = MULTI;
                 }
+                if t.r_warp != warp_of(tid) {
+                    t.r_warp = MULTI;
+                }
             } else {
                 t.r_ep = self.epoch;
                 t.r_tid = tid;
+                t.r_warp = warp_of(tid);
             }
+            t.r_stamp = self.stamp;
         }
         Ok(())
     }
@@ -206,21 +256,23 @@ impl SharedState {
     /// Records a write of `n` bytes at `off` by `tid`.
     pub(crate) fn on_write(&mut self, off: usize, n: usize, tid: u32) -> Result<(), String> {
         for b in off..off + n {
-            let t = &mut self.track[b];
-            if t.w_ep == self.epoch && t.w_tid != tid {
+            let t = self.track[b];
+            if t.w_ep == self.epoch && t.w_tid != tid && !self.ordered(warp_of(t.w_tid), t.w_stamp, tid) {
                 return Err(format!(
                     "shared-memory race at byte {b}: threads {} and {tid} both write it in the same barrier interval",
                     t.w_tid
                 ));
             }
-            if t.r_ep == self.epoch && t.r_tid != tid {
+            if t.r_ep == self.epoch && t.r_tid != tid && !self.ordered(t.r_warp, t.r_stamp, tid) {
                 let who = if t.r_tid == MULTI { "other threads".to_string() } else { format!("thread {}", t.r_tid) };
                 return Err(format!(
                     "shared-memory race at byte {b}: thread {tid} writes what {who} read in the same barrier interval"
                 ));
             }
+            let t = &mut self.track[b];
             t.w_ep = self.epoch;
             t.w_tid = tid;
+            t.w_stamp = self.stamp;
         }
         Ok(())
     }
@@ -486,6 +538,9 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             let base = w * WARP;
             if let Err(m) = warp::complete(&threads[base..base + lanes.len()], waiting) {
                 break 'schedule Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len())));
+            }
+            if threads[base + waiting.trailing_zeros() as usize].warp.get().op == warp::WarpOp::SyncWarp {
+                ctx.shared.borrow_mut().on_warp_sync(w);
             }
             for s in lanes.iter_mut() {
                 if *s == State::AtWarp {

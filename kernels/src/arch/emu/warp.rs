@@ -1,7 +1,7 @@
 //! Warp collectives of the emulator: the rendezvous.
 //!
 //! A lane that reaches a warp collective (`shfl.sync`, `ldmatrix`,
-//! `mma.sync`) deposits its operands in its [`WarpSlot`] and yields
+//! `mma.sync`, `bar.warp.sync`) deposits its operands in its [`WarpSlot`] and yields
 //! ([`Yield::Warp`]). The block scheduler completes a warp once every lane
 //! of it that has not exited waits at a collective: [`complete`] checks
 //! that they all wait at the same instruction (else a *divergent warp
@@ -47,6 +47,9 @@ pub(crate) enum WarpOp {
     MmaF16,
     /// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`.
     MmaTf32,
+    /// `bar.warp.sync` with the full mask: a rendezvous of the warp's 32
+    /// lanes that orders their shared-memory accesses (no registers).
+    SyncWarp,
 }
 
 impl WarpOp {
@@ -68,6 +71,7 @@ impl fmt::Display for WarpOp {
             WarpOp::MmaBf16 => f.write_str("mma.sync.aligned.m16n8k16 (bf16)"),
             WarpOp::MmaF16 => f.write_str("mma.sync.aligned.m16n8k16 (f16)"),
             WarpOp::MmaTf32 => f.write_str("mma.sync.aligned.m16n8k8 (tf32)"),
+            WarpOp::SyncWarp => f.write_str("bar.warp.sync"),
         }
     }
 }
@@ -189,6 +193,7 @@ pub(crate) fn complete(lanes: &[ThreadCtx], waiting: u32) -> Result<(), String> 
         }
         WarpOp::Ldmatrix { matrices, trans } => sm80::ldmatrix_exchange(matrices as usize, trans, &input, &mut out),
         WarpOp::MmaBf16 | WarpOp::MmaF16 | WarpOp::MmaTf32 => sm80::mma_exchange(op, &input, &mut out),
+        WarpOp::SyncWarp => {}
     }
     for l in 0..n {
         if waiting & (1 << l) != 0 {

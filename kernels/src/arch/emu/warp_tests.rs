@@ -300,3 +300,40 @@ fn collectives_complete_before_and_after_barriers() {
         assert_eq!(o[t], want, "thread {t}");
     }
 }
+
+kernel! {
+    /// Each lane writes its slot, then reads its neighbour's: `mode` 0
+    /// orders them with `bar.warp.sync`, 1 leaves the barrier out (a race),
+    /// 2 reads a slot of the other warp after only a warp barrier (a race:
+    /// it does not order another warp's store).
+    pub fn warp_sync_exchange(out: Global<u32>, mode: u32) {
+        let t = thread_idx_x() as usize;
+        let lane = lane_id() as usize;
+        let s = dynamic_shared::<u32>();
+        s.store(t, 3 * t as u32 + 1);
+        if mode != 1 {
+            sync_warp();
+        }
+        let from = if mode == 2 { (t + 32) % 64 } else { t - lane + (lane + 1) % 32 };
+        out.write(t, s.load(from));
+        // Lanes overwrite their slot after the warp's reads: ordered by a
+        // second warp barrier.
+        sync_warp();
+        s.store(t, 0);
+    }
+}
+
+#[test]
+fn a_warp_barrier_orders_its_lanes_shared_accesses_and_only_theirs() {
+    let mut o = vec![u32::MAX; 64];
+    let go = global(&mut o, "out");
+    launch(spec("warp_sync_exchange", 64, 256), &|| unsafe { warp_sync_exchange(go, 0) }).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..64 {
+        let from = t - t % 32 + (t % 32 + 1) % 32;
+        assert_eq!(o[t], 3 * from as u32 + 1, "thread {t}");
+    }
+    let m = fault(launch(spec("warp_sync_exchange", 64, 256), &|| unsafe { warp_sync_exchange(go, 1) }));
+    assert!(m.contains("race"), "{m}");
+    let m = fault(launch(spec("warp_sync_exchange", 64, 256), &|| unsafe { warp_sync_exchange(go, 2) }));
+    assert!(m.contains("race"), "{m}");
+}

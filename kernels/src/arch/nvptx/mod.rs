@@ -48,6 +48,14 @@ pub fn sync_threads() {
     unsafe { ptx::_syncthreads() }
 }
 
+/// `__syncwarp()`: `bar.warp.sync` with the full mask; the calling warp's
+/// 32 lanes wait for each other, and their shared-memory accesses before
+/// it are ordered before those after it.
+#[inline(always)]
+pub fn sync_warp() {
+    unsafe { core::arch::asm!("bar.warp.sync -1;", options(nostack)) }
+}
+
 /// A pointer to device memory passed as a kernel parameter.
 #[repr(transparent)]
 pub struct Global<T> {
@@ -194,6 +202,26 @@ pub fn mul_hi_u32(a: u32, b: u32) -> u32 {
     let d: u32;
     unsafe {
         core::arch::asm!("mul.hi.u32 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, options(pure, nomem, nostack));
+    }
+    d
+}
+
+/// `c + a₀ · b₀ + a₁ · b₁` for the two u16 halves `a₀, a₁` of `a` and the
+/// low two bytes `b₀, b₁` of `b`, modulo 2³² (`dp2a.lo.u32.u32`): with
+/// `b = 0x0101` the sum of both halves, `0x0001` or `0x0100` one of them,
+/// in one instruction.
+#[inline(always)]
+pub fn dp2a_lo(a: u32, b: u32, c: u32) -> u32 {
+    let d: u32;
+    unsafe {
+        core::arch::asm!(
+            "dp2a.lo.u32.u32 {d}, {a}, {b}, {c};",
+            d = out(reg32) d,
+            a = in(reg32) a,
+            b = in(reg32) b,
+            c = in(reg32) c,
+            options(pure, nomem, nostack)
+        );
     }
     d
 }

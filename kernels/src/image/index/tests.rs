@@ -334,6 +334,10 @@ fn window_column_sum_entries_follow_the_vertical_stores() {
         assert_eq!(4 * (k / 4) + stored.iter().position(|&b| b == k % 4).unwrap() as u32, e);
         assert!(!seen[e as usize]);
         seen[e as usize] = true;
+        // Its own inverse: entry e holds byte k (the horizontal phase reads
+        // the byte of each entry through it).
+        assert_eq!(win_vsum_entry(e), k);
+        assert_eq!(stored[(e % 4) as usize], k % 4);
     }
 }
 

@@ -74,16 +74,29 @@ pub const fn win_prologue(r: u32) -> u32 {
     (2 * r).div_ceil(WIN_BATCH) * WIN_BATCH
 }
 
-/// The batch's column sums (u16): `(row, segment word · 4 + k)`, where the
-/// four u16 of word `t` are the sums of its bytes 0, 2 (one u32) and 1, 3
-/// (the next): the vertical thread stores its two packed sums as they are.
+/// Buffers of column sums: batch `b` writes buffer `b % 2`, so the
+/// vertical phase of the next batch never overwrites sums a slower warp
+/// still reads (one barrier per batch).
+pub const WIN_VSUM_BUFFERS: u32 = 2;
+
+/// The batches' column sums (u16): `(buffer · WIN_BATCH + row, segment word
+/// · 4 + k)` ([`win_vsum_row`]), where the four u16 of word `t` are the sums
+/// of its bytes 0, 2 (one u32) and 1, 3 (the next): the vertical thread
+/// stores its two packed sums as they are.
 #[inline(always)]
 pub const fn win_vsum() -> Layout2 {
-    Layout2::row_major(WIN_BATCH as usize, WIN_SEG as usize)
+    Layout2::row_major((WIN_VSUM_BUFFERS * WIN_BATCH) as usize, WIN_SEG as usize)
+}
+
+/// The [`win_vsum`] row of batch `b`'s row `g`.
+#[inline(always)]
+pub const fn win_vsum_row(b: u32, g: u32) -> usize {
+    ((b % WIN_VSUM_BUFFERS) * WIN_BATCH + g) as usize
 }
 
 /// Segment byte `k` of a lane's run as an index into its column sums
-/// ([`win_vsum`] entries from the run's first): the u16 holding it.
+/// ([`win_vsum`] entries from the run's first): the u16 holding it. The
+/// mapping is its own inverse: entry `e` holds byte `win_vsum_entry(e)`.
 #[inline(always)]
 pub const fn win_vsum_entry(k: u32) -> u32 {
     4 * (k / 4) + 2 * (k % 2) + (k % 4) / 2
@@ -219,11 +232,11 @@ pub const fn blur_window_config(p: WindowParams) -> LaunchConfig {
 }
 
 /// Blocks per SM the window-blur kernels are built for (their launch
-/// bounds: at most 85 registers a thread, so three blocks of
-/// [`WIN_THREADS`] fit an SM's registers; their shared memory would allow
-/// four). The kernel is latency-bound: more blocks hide more of its
-/// barrier phases.
-pub const WIN_BLOCKS_BOUND: u32 = 3;
+/// bounds: at most 64 registers a thread, so four blocks of
+/// [`WIN_THREADS`] fit an SM's registers, as they fit its shared memory).
+/// The kernel is latency-bound: more blocks hide more of its loads and
+/// barriers.
+pub const WIN_BLOCKS_BOUND: u32 = 4;
 
 /// Blocks of the window blur that fit one SM (228 KB of shared memory,
 /// 1 KB of it reserved per block; at most [`WIN_BLOCKS_BOUND`], its
