@@ -26,8 +26,8 @@
 //!    carry, one `dp2a` per entry, stored four at a time.
 //! 3. **Outputs.** An output byte is the difference of two prefix sums
 //!    `2r + 1` pixels apart (lane `k` of the warp takes bytes `k, k + 32,
-//!    …`: consecutive shared words, no bank conflict), one multiply-high and
-//!    a shift for a full window
+//!    …`: consecutive shared words, no bank conflict), one multiply-high
+//!    (and a shift from 4096 pixels on) for a full window
 //!    ([`recip_magic_shift`](super::index::recip_magic_shift)), a division
 //!    by the count for the clipped ones (the first and last `r` rows and
 //!    columns), stored straight to the image (a warp's 32 bytes are
@@ -320,22 +320,33 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 };
                 // Four bytes per round (32 apart), counted in u32, addressed
                 // by one shared and one global index that step 128 (the
-                // four bytes are immediate offsets).
+                // four bytes are immediate offsets). Windows of fewer than
+                // 4096 pixels divide without a shift (`recip_magic_shift`):
+                // that loop is compiled apart, with none.
                 let full = full_count(r);
-                let quotient = |sum: u32| div_round_magic_shift_dev(sum, full, p.magic, p.shift) as u8;
+                let quotient = |sum: u32, s: u32| div_round_magic_shift_dev(sum, full, p.magic, s) as u8;
                 let start = lo + lane;
                 let rounds = if hi > start { (hi - start + 31) / 128 } else { 0 };
-                let (mut at, mut out) = (start as usize, orow + start as usize);
-                for _ in 0..rounds {
-                    for u in 0..4usize {
-                        output.write(out + 32 * u, quotient(window(at + 32 * u)));
-                    }
-                    at += 128;
-                    out += 128;
+                macro_rules! full_rounds {
+                    ($s:expr) => {{
+                        let (mut at, mut out) = (start as usize, orow + start as usize);
+                        for _ in 0..rounds {
+                            for u in 0..4usize {
+                                output.write(out + 32 * u, quotient(window(at + 32 * u), $s));
+                            }
+                            at += 128;
+                            out += 128;
+                        }
+                    }};
+                }
+                if p.shift == 0 {
+                    full_rounds!(0)
+                } else {
+                    full_rounds!(p.shift)
                 }
                 let mut o = start + 128 * rounds;
                 while o < hi {
-                    output.write(orow + o as usize, quotient(window(o as usize)));
+                    output.write(orow + o as usize, quotient(window(o as usize), p.shift));
                     o += 32;
                 }
                 let clipped = |o: u32| {

@@ -135,17 +135,20 @@ pub const fn win_supports(channels: u32, r: u32) -> bool {
 
 /// `(m, s)` such that `div_round_half_up(sum, count) = mul_hi(sum + count
 /// / 2, m) >> s` for `2 ≤ count < 2²²` and `sum ≤ 255 · count`:
-/// `s = floor(log2(count - 1))`, `m = ceil(2^(32 + s) / count)` (below 2³²
-/// because `2^s < count`). With `n = sum + count / 2 < 256 · count` and
-/// `m · count = 2^(32 + s) + e`, `e < count`, the product exceeds
-/// `n / count` by `n · e / (count · 2^(32 + s)) < 256 · count / 2^(32 + s)
-/// < 1 / count` (as `2^s > (count - 1) / 2`): never enough to reach the
-/// next integer (tested below for every full window up to radius 64).
+/// `s = 0` below 4096, else `floor(log2(count - 1))`, and `m = ceil(2^(32
+/// + s) / count)` (below 2³² because `2^s < count`). With `n = sum + count
+/// / 2 < 256 · count` and `m · count = 2^(32 + s) + e`, `e < count`, the
+/// product exceeds `n / count` by `n · e / (count · 2^(32 + s)) < 256 ·
+/// count / 2^(32 + s)`, which is below `1 / count` — never enough to reach
+/// the next integer — when `count² < 2^(24 + s)`: below 4096 with `s = 0`
+/// (no shift: the blur's output loop for such windows has none), and
+/// always with the larger shift (`2^s > (count - 1) / 2`). Tested below for
+/// every full window up to radius 64.
 pub const fn recip_magic_shift(count: u32) -> (u32, u32) {
     if count < 2 {
         return (0, 0);
     }
-    let s = 31 - (count - 1).leading_zeros();
+    let s = if count < 4096 { 0 } else { 31 - (count - 1).leading_zeros() };
     (((1u64 << (32 + s)).div_ceil(count as u64)) as u32, s)
 }
 
