@@ -242,13 +242,15 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 // The lane's total per channel: one dp2a per word whose two
                 // halves are of one channel, else one per half.
                 let mut total = [0u32; 4];
-                for m in 0..(WIN_RUN / 2) as usize {
-                    let (ca, cb) = ((win_vsum_entry(2 * m as u32) % C) as usize, (win_vsum_entry(2 * m as u32 + 1) % C) as usize);
+                for m in 0..WIN_RUN / 2 {
+                    let (ea, eb) = (2 * m, 2 * m + 1);
+                    let (ca, cb) = ((win_vsum_entry(ea) % C) as usize, (win_vsum_entry(eb) % C) as usize);
+                    let w = word(m as usize);
                     if ca == cb {
-                        total[ca] = dp2a_lo(word(m), 0x0101, total[ca]);
+                        total[ca] = dp2a_lo(w, half(ea) | half(eb), total[ca]);
                     } else {
-                        total[ca] = dp2a_lo(word(m), 0x0001, total[ca]);
-                        total[cb] = dp2a_lo(word(m), 0x0100, total[cb]);
+                        total[ca] = dp2a_lo(w, half(ea), total[ca]);
+                        total[cb] = dp2a_lo(w, half(eb), total[cb]);
                     }
                 }
                 // Exclusive scan of the lanes' totals per channel.

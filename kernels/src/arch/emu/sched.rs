@@ -536,11 +536,10 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             }
             let waiting = lanes.iter().enumerate().filter(|(_, s)| **s == State::AtWarp).fold(0u32, |m, (l, _)| m | 1 << l);
             let base = w * WARP;
-            if let Err(m) = warp::complete(&threads[base..base + lanes.len()], waiting) {
-                break 'schedule Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len())));
-            }
-            if threads[base + waiting.trailing_zeros() as usize].warp.get().op == warp::WarpOp::SyncWarp {
-                ctx.shared.borrow_mut().on_warp_sync(w);
+            match warp::complete(&threads[base..base + lanes.len()], waiting) {
+                Err(m) => break 'schedule Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len()))),
+                Ok(warp::WarpOp::SyncWarp) => ctx.shared.borrow_mut().on_warp_sync(w),
+                Ok(_) => {}
             }
             for s in lanes.iter_mut() {
                 if *s == State::AtWarp {

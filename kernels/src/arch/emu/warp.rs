@@ -134,10 +134,10 @@ pub(crate) fn lane_list(mask: u32) -> String {
 /// the warp's threads (fewer than 32 in a partial last warp); `waiting`
 /// has a bit per lane at the collective, the others have exited.
 ///
-/// Returns a description of the fault (without the block prefix) when the
-/// lanes disagree, an `.aligned` instruction lacks lanes, or a shuffle
-/// reads a lane that is not there.
-pub(crate) fn complete(lanes: &[ThreadCtx], waiting: u32) -> Result<(), String> {
+/// Returns the instruction completed, or a description of the fault
+/// (without the block prefix) when the lanes disagree, an `.aligned`
+/// instruction lacks lanes, or a shuffle reads a lane that is not there.
+pub(crate) fn complete(lanes: &[ThreadCtx], waiting: u32) -> Result<WarpOp, String> {
     let n = lanes.len();
     let first = waiting.trailing_zeros() as usize;
     let op = lanes[first].warp.get().op;
@@ -200,5 +200,5 @@ pub(crate) fn complete(lanes: &[ThreadCtx], waiting: u32) -> Result<(), String> 
             lanes[l].warp.set(WarpSlot { op, regs: out[l] });
         }
     }
-    Ok(())
+    Ok(op)
 }
