@@ -9,7 +9,9 @@
 //! CUDA events (median, ~0.3 s per configuration). Rows:
 //!
 //! * square and LLM-like shapes for bf16 → bf16, bf16 → f32, f16 → f16 and
-//!   tf32, every tile and Auto, and cuBLAS;
+//!   tf32, every tile and Auto, and cuBLAS; tf32 also with `B` stored
+//!   transposed (on Hopper: staged rounded, not transposed) and at an odd
+//!   shape;
 //! * the same shape class off the aligned path (every dimension odd and
 //!   prime) against our own nearest aligned shape;
 //! * strided-batched (attention-like) shapes;
@@ -385,6 +387,12 @@ fn run(ctx: &Context) -> Result<()> {
         compare::<f16, f16>(ctx, blas, "f16→f16", s, 1, false, false)?;
         compare::<f32, f32>(ctx, blas, "tf32", s, 1, false, true)?;
     }
+    // tf32 with `B` stored transposed (`n × k`, k-major: on Hopper staged
+    // rounded but not transposed), and an odd shape.
+    for s in [(4096, 4096, 4096), (8192, 8192, 8192)] {
+        compare::<f32, f32>(ctx, blas, "tf32 Bᵀ", s, 1, true, true)?;
+    }
+    compare::<f32, f32>(ctx, blas, "tf32", (4093, 4099, 4091), 1, false, true)?;
     // LLM-like shapes.
     for s in [(8192, 8192, 1024), (4096, 14336, 4096), (1024, 1024, 1024)] {
         compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, 1, false, false)?;

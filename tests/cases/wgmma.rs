@@ -34,55 +34,67 @@ fn push<I: Ty, O: Ty>(v: &mut Vec<Case>, name: String, case: Spec, gpu_only: boo
     v.push(c.on_cc(HOPPER));
 }
 
-/// Every kernel for inputs `I`, output `O`.
+/// Every kernel for inputs `I`, output `O` (f32 inputs: as tf32). A
+/// 16-bit kernel reads one orientation as stored; the tf32 kernel (both
+/// operands k-major) runs every orientation, the host staging the
+/// operands rounded and transposed where needed.
 fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
-    let tag = format!("{}_{}", I::NAME, O::NAME);
+    let tf32 = I::KIND == ferrotile::kernels::gemm::mma::F32;
+    let tag = if tf32 { "tf32".to_string() } else { format!("{}_{}", I::NAME, O::NAME) };
     for &tile in WgmmaTile::ALL {
         for k in tile.kernels().filter(|k| k.config().input == I::KIND && k.config().output == O::KIND) {
             let c = k.config();
-            let o = match (c.ta, c.tb) {
-                (false, false) => "nn",
-                (true, false) => "tn",
-                (false, true) => "nt",
-                (true, true) => "tt",
-            };
-            let mk = |m, n, kk| Spec { ta: c.ta, tb: c.tb, variant: GemmVariant::Wgmma(tile), ..Spec::new(m, n, kk) };
-            for &(m, n, kk) in SHAPES {
-                let case = Spec { alpha: 1.5, beta: -0.75, ..mk(m, n, kk) };
-                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, false);
-            }
-            // Whole tiles inside C with β = 0 over a NaN C, no bias: the
-            // epilogue's short path (the other shapes reach it only with β).
-            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x300x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 300, 200) }, false);
-            // Padded leading dimensions, β = 0 over a NaN C.
-            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
-            for &(m, n, kk) in GPU_SHAPES {
-                let case = Spec { beta: 0.5, ..mk(m, n, kk) };
-                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, true);
-            }
-            // Batches: packed (3-D tensor maps), padded strides, A shared.
-            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch3::70x90x40", tile.name()), Spec { batch: 3, beta: 0.25, ..mk(70, 90, 40) }, false);
-            let (ar, br) = (if c.ta { 40 } else { 33 }, if c.tb { 48 } else { 40 });
-            let (lda, ldb) = (if c.ta { 33 } else { 40 }, if c.tb { 40 } else { 48 });
-            let strided = Spec { batch: 2, strides: Some([ar * lda + 24, br * ldb + 8, 33 * 48 + 48]), ..mk(33, 48, 40) };
-            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch2_strided::33x48x40", tile.name()), strided, false);
-            let shared = Spec { batch: 4, strides: Some([0, br * ldb, 33 * 48]), ..mk(33, 48, 40) };
-            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch4_shared_a::33x48x40", tile.name()), shared, false);
-            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch32::512x384x256", tile.name()), Spec { batch: 32, ..mk(512, 384, 256) }, true);
-            // The fused epilogue.
-            for (act, a) in [(Activation::Relu, "relu"), (Activation::GeluTanh, "gelu")] {
-                let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(45, 70, 33) };
-                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x33", tile.name()), case, false);
-                // Whole tiles inside C: the short path with β, bias and activation.
-                let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(130, 260, 40) };
-                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x260x40", tile.name()), case, false);
-                // Split-K, the epilogue in the reduction.
-                let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 70, 600) };
-                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x600", tile.name()), case, false);
-                let case = Spec { bias: true, activation: act, ..mk(1000, 1000, 512) };
-                push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::1000x1000x512", tile.name()), case, true);
+            let orientations = if tf32 { vec![(false, false), (true, false), (false, true), (true, true)] } else { vec![(c.ta, c.tb)] };
+            for (ta, tb) in orientations {
+                orientation_cases::<I, O>(v, &tag, tile, (ta, tb), tf32);
             }
         }
+    }
+}
+
+/// The cases of one tile and orientation.
+fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile, (ta, tb): (bool, bool), tf32: bool) {
+    let o = match (ta, tb) {
+        (false, false) => "nn",
+        (true, false) => "tn",
+        (false, true) => "nt",
+        (true, true) => "tt",
+    };
+    let mk = |m, n, kk| Spec { ta, tb, tf32, variant: GemmVariant::Wgmma(tile), ..Spec::new(m, n, kk) };
+    for &(m, n, kk) in SHAPES {
+        let case = Spec { alpha: 1.5, beta: -0.75, ..mk(m, n, kk) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, false);
+    }
+    // Whole tiles inside C with β = 0 over a NaN C, no bias: the
+    // epilogue's short path (the other shapes reach it only with β).
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x300x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 300, 200) }, false);
+    // Padded leading dimensions, β = 0 over a NaN C.
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
+    for &(m, n, kk) in GPU_SHAPES {
+        let case = Spec { beta: 0.5, ..mk(m, n, kk) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, true);
+    }
+    // Batches: packed (3-D tensor maps), padded strides, A shared.
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch3::70x90x40", tile.name()), Spec { batch: 3, beta: 0.25, ..mk(70, 90, 40) }, false);
+    let (ar, br) = (if ta { 40 } else { 33 }, if tb { 48 } else { 40 });
+    let (lda, ldb) = (if ta { 33 } else { 40 }, if tb { 40 } else { 48 });
+    let strided = Spec { batch: 2, strides: Some([ar * lda + 24, br * ldb + 8, 33 * 48 + 48]), ..mk(33, 48, 40) };
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch2_strided::33x48x40", tile.name()), strided, false);
+    let shared = Spec { batch: 4, strides: Some([0, br * ldb, 33 * 48]), ..mk(33, 48, 40) };
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch4_shared_a::33x48x40", tile.name()), shared, false);
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch32::512x384x256", tile.name()), Spec { batch: 32, ..mk(512, 384, 256) }, true);
+    // The fused epilogue.
+    for (act, a) in [(Activation::Relu, "relu"), (Activation::GeluTanh, "gelu")] {
+        let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(45, 70, 33) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x33", tile.name()), case, false);
+        // Whole tiles inside C: the short path with β, bias and activation.
+        let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(130, 260, 40) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x260x40", tile.name()), case, false);
+        // Split-K, the epilogue in the reduction.
+        let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 70, 600) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x600", tile.name()), case, false);
+        let case = Spec { bias: true, activation: act, ..mk(1000, 1000, 512) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::1000x1000x512", tile.name()), case, true);
     }
 }
 
@@ -96,10 +108,13 @@ fn auto_picks_wgmma_on_hopper(ctx: &Context) -> Result<(), String> {
         (true, GemmVariant::Wgmma(WgmmaTile::B128x256)) | (false, GemmVariant::Mma(_)) => {}
         other => return Err(format!("Auto for bf16 4096³: {other:?}")),
     }
-    // tf32 stays on mma.sync everywhere.
-    let t = g.tf32(true).resolved_variant_on::<f32, f32>(ctx).map_err(|e| e.to_string())?;
-    if !matches!(t, GemmVariant::Mma(_)) {
-        return Err(format!("Auto for tf32: {t:?}"));
+    // tf32 too (its operands staged rounded), every orientation.
+    for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+        let t = g.clone().tf32(true).transpose_a(ta).transpose_b(tb).resolved_variant_on::<f32, f32>(ctx).map_err(|e| e.to_string())?;
+        match (hopper, t) {
+            (true, GemmVariant::Wgmma(_)) | (false, GemmVariant::Mma(_)) => {}
+            other => return Err(format!("Auto for tf32 ({ta}, {tb}): {other:?}")),
+        }
     }
     // Without a context, Auto does not assume a Hopper GPU.
     if !matches!(g.resolved_variant_for::<bf16, bf16>(), Ok(GemmVariant::Mma(_))) {
@@ -118,7 +133,6 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
         other => Err(format!("{what}: {other:?}")),
     };
     let g = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::B128x128));
-    expect("tf32 on wgmma", g.tf32(true).run(ctx, &f, &f, &mut c))?;
     expect("f32 inputs on wgmma", g.run(ctx, &f, &f, &mut c))?;
     expect("an orientation the tile lacks", g.transpose_a(true).transpose_b(true).run(ctx, &a, &a, &mut c))?;
     let h = up(ctx, &vec![f16::from_f32(1.0); 64])?;
@@ -138,6 +152,7 @@ pub fn cases() -> Vec<Case> {
     cases_for::<bf16, f32>(&mut v);
     cases_for::<f16, f16>(&mut v);
     cases_for::<f16, f32>(&mut v);
+    cases_for::<f32, f32>(&mut v);
     v.push(Case::new("wgmma::auto_picks_wgmma_on_hopper", auto_picks_wgmma_on_hopper));
     v.push(Case::new("wgmma::rejects_bad_arguments", bad_arguments));
     v

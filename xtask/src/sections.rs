@@ -276,9 +276,6 @@ pub fn regenerate(root: &Path, tables: &[Table], records: &[Loaded]) -> Result<V
 // The tables
 // ---------------------------------------------------------------------------
 
-const W1: &str = "2026-11-23-h100-wgmma1";
-const W2: &str = "2026-11-23-h100-wgmma2";
-const W3: &str = "2026-11-23-h100-wgmma3";
 const SHAPES: &str = "2026-11-23-h100-shapes.jsonl";
 const SHAPES2: &str = "2026-11-23-h100-shapes2";
 /// The shape classes, decode rows and stream overlap after the shared split-K reduction (2026-11-25).
@@ -294,6 +291,8 @@ const SPLITK26: &str = "2026-11-26-h100-final";
 /// into the next tile): the tensor-core rows, one run.
 const EPI26: &str = "2026-11-26-h100-epilogue";
 const H200W26: &str = "2026-11-26-h200-wgmma";
+/// tf32 on the wgmma engine (operands staged rounded and k-major).
+const TF32W26: &str = "2026-11-26-h100-tf32";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -316,7 +315,7 @@ const C1024: &[&str] = &["1024×1024×1024"];
 const MLP: &[&str] = &["4096×14336×4096"];
 const SHALLOW: &[&str] = &["8192×8192×1024"];
 const DECODE: &[&str] = &["1×8192×8192", "16×8192×8192", "64×14336×4096", "64×8192×8192"];
-const W123: &[&str] = &[W1, W2, W3];
+const ODD: &[&str] = &["4093×4099×4091"];
 
 /// One tensor-core row: Auto, wgmma 128x256, mma.sync 128x128, cuBLAS.
 macro_rules! tc_row {
@@ -445,18 +444,16 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[EPI26]),
             tc_decode_row!(&[R25], " (split-K)"),
             tc_odd_row!(&[EPI26]),
-            &[
-                Cell::T("tf32 (Auto: mma.sync)"),
-                Cell::T("4096³ (three runs)"),
-                Cell::Pct(tc(AUTO, C4096, "tf32", W123)),
-                Cell::T("—"),
-                Cell::Pct(tc(MMA, C4096, "tf32", W123)),
-                Cell::Num(tc(BLAS, C4096, "tf32", W123), 1),
-            ],
+            tc_row!("tf32", "8192³", "tf32", C8192, &[TF32W26]),
+            tc_row!("tf32", "4096³", "tf32", C4096, &[TF32W26]),
+            tc_row!("tf32, `B` stored transposed", "8192³", "tf32 Bᵀ", C8192, &[TF32W26]),
+            tc_row!("tf32, `B` stored transposed", "4096³", "tf32 Bᵀ", C4096, &[TF32W26]),
+            tc_row!("tf32", "4093×4099×4091", "tf32", ODD, &[TF32W26]),
         ],
         note: "Columns: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs \
-               (wgmma on Hopper, a tile per shape; mma.sync for tf32); decode rows are GB/s against a device copy of B. \
-               Runs: the 2026-11-26 epilogue run (one run) but decode (2026-11-25) and tf32 (the three 2026-11-23 wgmma calls).",
+               (wgmma on Hopper, a tile per shape; tf32 operands staged rounded and k-major first, inside the time); \
+               decode rows are GB/s against a device copy of B. \
+               Runs: the 2026-11-26 epilogue run (one run) but decode (2026-11-25) and tf32 (the 2026-11-26 tf32 run).",
     },
     Table {
         name: "tensor-cores-h200",
@@ -997,14 +994,11 @@ pub const TABLES: &[Table] = &[
             tc_readme_row!("bf16 → bf16", "8192 × 8192 × 1024", "bf16→bf16", SHALLOW, &[EPI26]),
             tc_readme_row!("bf16 → f32", "8192³", "bf16→f32", C8192, &[EPI26]),
             tc_readme_row!("f16 → f16", "8192³", "f16→f16", C8192, &[EPI26]),
-            &[
-                Cell::T("tf32"),
-                Cell::T("4096³ (three runs)"),
-                Cell::T("—"),
-                Cell::Cat(&[Cell::Num(tc(MMA, C4096, "tf32", W123), 0), Cell::T(" TFLOP/s, "), Cell::Pct(tc(MMA, C4096, "tf32", W123)), Cell::T(" %")]),
-            ],
+            tc_readme_row!("tf32 → f32", "8192³", "tf32", C8192, &[TF32W26]),
+            tc_readme_row!("tf32 → f32", "4096³", "tf32", C4096, &[TF32W26]),
         ],
-        note: "H100, % of cuBLAS `GemmEx` with the same types in the same run; one run of 2026-11-26 (tf32: three of 2026-11-23).",
+        note: "H100, % of cuBLAS `GemmEx` with the same types in the same run; one run of 2026-11-26 (tf32: another run of \
+               2026-11-26, its operands staged rounded and k-major inside the time).",
     },
     Table {
         name: "multi-gpu",

@@ -278,8 +278,8 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // transpose 32-bit elements): the other orientation is staged
     // transposed.
     let tf32 = I::KIND == F32;
-    let staged_a = stage(ctx, a, sa, p.batch, tf32 && ta)?;
-    let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb)?;
+    let staged_a = stage(ctx, a, sa, p.batch, tf32 && ta, false)?;
+    let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb, false)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     let params = MmaParams {
@@ -309,14 +309,16 @@ pub const STAGED_PITCH: usize = 128;
 
 /// A copy of `src` whose rows start 16-byte aligned (leading dimension
 /// and batch stride multiples of 16 bytes), when they do not already, or
-/// `transpose`d (always copied; the result is the stored matrix's
-/// transpose). A batch stride of 0 (one matrix shared by the batch) stays
-/// 0. The copy's rows are [`STAGED_PITCH`] bytes apart or a multiple of
-/// it.
-pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<T>, Stored)>> {
+/// `transpose`d, or (f32 only) with every element rounded to tf32 when
+/// `round_tf32` (both always copied; a transposed copy is the stored
+/// matrix's transpose, through shared-memory tiles). A batch stride of 0
+/// (one matrix shared by the batch) stays 0. The copy's rows are
+/// [`STAGED_PITCH`] bytes apart or a multiple of it.
+pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Option<(Buffer<T>, Stored)>> {
     let align = 16 / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
-    if !transpose && s.ld % align == 0 && (!strided || s.stride % align == 0) {
+    let round_tf32 = round_tf32 && T::KIND == F32;
+    if !transpose && !round_tf32 && s.ld % align == 0 && (!strided || s.stride % align == 0) {
         return Ok(None);
     }
     let (rows, cols) = if transpose { (s.cols, s.rows) } else { (s.rows, s.cols) };
@@ -337,6 +339,7 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
         stride_src: s.stride as u64,
         stride_dst: stride as u64,
         zero_pad: 1,
+        round_tf32: round_tf32 as u32,
     };
     let cfg = k::gemm::mma::stage_config(&sp, std::mem::size_of::<T>() as u32);
     let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &dst);
@@ -351,7 +354,11 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
         }
         _ => {
             let (from, to) = (typed::<f32>(src_any, "a")?, typed::<f32>(dst_any, "a")?);
-            launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f32, cfg, from, to, sp)
+            if transpose {
+                launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f32_t, k::gemm::mma::stage_t_config(&sp), from, to, sp)
+            } else {
+                launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f32, cfg, from, to, sp)
+            }
         }
     }?;
     Ok(Some((dst, Stored { rows, cols, ld, stride })))

@@ -29,7 +29,11 @@
 //!
 //! Types: `a` and `b` are `f32`, [`half::bf16`] or [`half::f16`]; `c` is
 //! `f32` or the input type. f32 × f32 runs on the f32 ladder, or on the
-//! tensor cores as tf32 with [`Gemm::tf32`].
+//! tensor cores as tf32 with [`Gemm::tf32`] (on a Hopper GPU the wgmma
+//! engine, which reads tf32 operands k-major from shared memory as they
+//! are: both operands are first copied rounded to tf32, `A` transposed
+//! when stored `k × m`, `B` when stored `k × n`; the copies come from the
+//! context's memory pool).
 //!
 //! # What `Auto` runs for f32 (the f32 ladder)
 //!
@@ -139,9 +143,10 @@ pub enum GemmVariant {
     /// The fastest kernel for the shape and types: for f32, the ladder's
     /// rung from [`AUTO_TABLE`] on any layout (operands it cannot read
     /// staged, skinny and deep products split along `k`: the table in
-    /// the [module docs](self)); for bf16 and f16 on a Hopper GPU
-    /// (compute capability 9.0), the wgmma tile; otherwise for bf16, f16
-    /// and tf32 the tensor-core tile that suits the shape (`MmaTile`).
+    /// the [module docs](self)); for bf16, f16 and tf32 on a Hopper GPU
+    /// (compute capability 9.0), the wgmma tile (tf32 operands staged
+    /// rounded and k-major first); otherwise the tensor-core tile that
+    /// suits the shape (`MmaTile`).
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,
@@ -172,9 +177,9 @@ pub enum GemmVariant {
     /// Tensor cores (`mma.sync`): bf16, f16, or f32 as tf32, in one of the
     /// tile configurations.
     Mma(MmaTile),
-    /// Hopper tensor cores (`wgmma` fed by TMA, sm_90a): bf16 or f16, in
-    /// one of the tile configurations; on a GPU of compute capability 9.0
-    /// (or the emulator).
+    /// Hopper tensor cores (`wgmma` fed by TMA, sm_90a): bf16, f16, or f32
+    /// as tf32, in one of the tile configurations; on a GPU of compute
+    /// capability 9.0 (or the emulator).
     Wgmma(WgmmaTile),
 }
 
@@ -643,17 +648,14 @@ impl Gemm {
         if tensor {
             let tile = match self.variant {
                 GemmVariant::Auto => {
-                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, (ta, tb), sms));
+                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb)), sms));
                     match wg {
-                        Some(t) if I::KIND != F32 => return Ok(Engine::Wgmma(t)),
-                        _ => MmaTile::auto(p, I::KIND, mma::kernel_orientation(I::KIND, (ta, tb))),
+                        Some(t) => return Ok(Engine::Wgmma(t)),
+                        None => MmaTile::auto(p, I::KIND, mma::kernel_orientation(I::KIND, (ta, tb))),
                     }
                 }
                 GemmVariant::Wgmma(t) => {
-                    if I::KIND == F32 {
-                        return Err(Error::BadArgument { arg: "variant", detail: format!("`{}` takes bf16 or f16 inputs; tf32 runs on the Mma tiles", t.name()) });
-                    }
-                    return wgmma::kernel_for(t, I::KIND, O::KIND, (ta, tb)).map(|_| Engine::Wgmma(t));
+                    return wgmma::kernel_for(t, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb))).map(|_| Engine::Wgmma(t));
                 }
                 GemmVariant::Mma(t) => t,
                 v => {

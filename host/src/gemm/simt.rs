@@ -198,7 +198,7 @@ fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, tran
             return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
         }
     }
-    super::mma::stage(ctx, src, s, batch, transpose)
+    super::mma::stage(ctx, src, s, batch, transpose, false)
 }
 
 /// Whether `Auto` runs a float4 rung through [`run_any`]: an operand is
@@ -405,7 +405,7 @@ pub(super) fn run_any(
         return run(ctx, v, (false, false), &q, a, b, c);
     }
     let sc = Stored { rows: m, cols: n, ld: g.ldc as usize, stride: p.strides[2] };
-    match super::mma::stage(ctx, c, sc, p.batch, false)? {
+    match super::mma::stage(ctx, c, sc, p.batch, false, false)? {
         None => run(ctx, v, (false, false), &q, a, b, c),
         Some((mut packed, pc)) => {
             q.g.ldc = pc.ld as u32;
@@ -421,6 +421,7 @@ pub(super) fn run_any(
                 stride_src: pc.stride as u64,
                 stride_dst: p.strides[2] as u64,
                 zero_pad: 0,
+                round_tf32: 0,
             };
             let cfg = k::gemm::mma::stage_config(&sp, 4);
             launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &packed, c, sp)

@@ -176,7 +176,8 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
             let dtype = match T::KIND {
                 BF16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                 F16_KIND => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                _ => return Err(Error::BadArgument { arg, detail: "the wgmma engine takes bf16 or f16 operands".into() }),
+                // tf32 operands, staged rounded: f32 bits moved as they are.
+                _ => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             };
             let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::uninit();
             let element_strides = [1u32; 3];
@@ -231,13 +232,17 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
             detail: format!("`{}` runs on Hopper GPUs (compute capability 9.0), not on {cc:?}; use Auto or an Mma tile", tile.name()),
         });
     }
-    let kernel = kernel_for(tile, I::KIND, O::KIND, (ta, tb))?;
+    let tf32 = I::KIND == F32;
+    let kernel = kernel_for(tile, I::KIND, O::KIND, super::mma::kernel_orientation(I::KIND, (ta, tb)))?;
     let config = kernel.config();
     let g = p.g;
     let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
     let [sa, sb] = Stored::operands(p, (ta, tb));
-    let staged_a = stage(ctx, a, sa, p.batch, false)?;
-    let staged_b = stage(ctx, b, sb, p.batch, false)?;
+    // tf32: both operands k-major and rounded (`wgmma` reads them from
+    // shared memory as they are), so always staged; `A` transposed when
+    // stored `k × m`, `B` when stored `k × n`.
+    let staged_a = stage(ctx, a, sa, p.batch, tf32 && ta, tf32)?;
+    let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb, tf32)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     let matrices = |s: &Stored| if p.batch > 1 && s.stride != 0 { p.batch } else { 1 };
@@ -262,10 +267,10 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         None => EMULATOR_BLOCKS,
     };
     let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
-    let splits = split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::BK), sms);
+    let splits = split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     // The partial products come from the tile's f32-output kernel of the
     // same orientation (same tensor-map boxes); without one, no split.
-    let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, (ta, tb)).ok() } else { None };
+    let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, super::mma::kernel_orientation(I::KIND, (ta, tb))).ok() } else { None };
     let Some(partial) = partial else {
         return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias);
     };

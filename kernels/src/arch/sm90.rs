@@ -250,6 +250,32 @@ macro_rules! wgmma_api {
     )*};
 }
 
+macro_rules! wgmma_tf32_api {
+    ($($(#[$m:meta])* $name:ident, $n:literal;)*) => {$(
+        $(#[$m])*
+        ///
+        /// `acc` as for the 16-bit shapes; both operands k-major (tf32 has
+        /// no transpose). Each 32-bit element is read as tf32
+        /// ([`crate::numeric::tf32_operand`]: its low 13 bits are ignored),
+        /// so f32 operands are rounded first
+        /// ([`crate::numeric::tf32_rna`]) or they are truncated.
+        ///
+        /// # Safety
+        /// As for the 16-bit shapes.
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+            unsafe { imp::$name(acc, desc_a, desc_b, scale_d) }
+        }
+    )*};
+}
+
+wgmma_tf32_api! {
+    /// `wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32`.
+    wgmma_m64n256k8_tf32, 256;
+    /// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32`.
+    wgmma_m64n128k8_tf32, 128;
+}
+
 wgmma_api! {
     /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16`.
     wgmma_m64n256k16_bf16, 256;

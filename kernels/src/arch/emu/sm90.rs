@@ -16,7 +16,7 @@ use super::device::Global;
 use super::sched::{current, fault, suspend, Yield};
 use crate::arch::sm90::{EmuTensorMap, TensorMap};
 use crate::layout::wgmma::{d_fragment, tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, SWIZZLE_128B, WARPGROUP, WGMMA_K16, WGMMA_M};
-use crate::numeric::{Bf16, F16};
+use crate::numeric::{tf32_operand, Bf16, F16};
 
 /// One mbarrier: its phase and what the phase still waits for.
 #[derive(Clone, Copy, Debug)]
@@ -281,9 +281,21 @@ pub(crate) fn setmaxnreg_dec_40() {}
 enum Ty {
     Bf16,
     F16,
+    /// 32-bit elements read as tf32 (`k` = 8 per instruction).
+    Tf32,
 }
 
-/// One `wgmma.m64nNk16` of the calling thread: its accumulator fragment
+impl Ty {
+    /// Bytes per element and `k` of one instruction (32 bytes of each row).
+    const fn geometry(self) -> (u32, u32) {
+        match self {
+            Ty::Bf16 | Ty::F16 => (2, WGMMA_K16),
+            Ty::Tf32 => (4, WGMMA_K16 / 2),
+        }
+    }
+}
+
+/// One `wgmma.m64nNk16` (`k8` for tf32) of the calling thread: its accumulator fragment
 /// from the operands the descriptors address (the warpgroup's first thread
 /// also checks the operands and registers the bytes read as in flight).
 fn wgmma<const R: usize>(ty: Ty, ta: bool, tb: bool, acc: &mut [u32; R], desc_a: u64, desc_b: u64, scale_d: bool) {
@@ -301,7 +313,7 @@ fn wgmma<const R: usize>(ty: Ty, ta: bool, tb: bool, acc: &mut [u32; R], desc_a:
             fault(format!("wgmma: operand {which}'s descriptor has swizzle mode {} and base offset {}; the emulator models the 128-byte swizzle with base offset 0", d.swizzle, d.base_offset));
         }
     }
-    let es = 2;
+    let (es, kk) = ty.geometry();
     let a_at = |m: u32, k: u32| if ta { da.mn_major(m, k, es) } else { da.k_major(m, k, es) };
     let b_at = |k: u32, nn: u32| if tb { db.mn_major(nn, k, es) } else { db.k_major(nn, k, es) };
     let mut sh = b.shared.borrow_mut();
@@ -313,7 +325,7 @@ fn wgmma<const R: usize>(ty: Ty, ta: bool, tb: bool, acc: &mut [u32; R], desc_a:
         let span = |at: &dyn Fn(u32, u32) -> u32, rows: u32| {
             let (mut lo, mut hi) = (u32::MAX, 0);
             for r in 0..rows {
-                for k in 0..WGMMA_K16 {
+                for k in 0..kk {
                     let x = at(r, k);
                     lo = lo.min(x);
                     hi = hi.max(x + es);
@@ -348,27 +360,31 @@ fn wgmma<const R: usize>(ty: Ty, ta: bool, tb: bool, acc: &mut [u32; R], desc_a:
             return f32::NAN;
         }
         // SAFETY: inside shared memory (checked above).
-        let bits = unsafe { (bytes.add(at as usize) as *const u16).read_unaligned() };
-        match ty {
-            Ty::Bf16 => Bf16(bits).to_f32(),
-            Ty::F16 => F16(bits).to_f32(),
+        unsafe {
+            match ty {
+                Ty::Bf16 => Bf16((bytes.add(at as usize) as *const u16).read_unaligned()).to_f32(),
+                Ty::F16 => F16((bytes.add(at as usize) as *const u16).read_unaligned()).to_f32(),
+                Ty::Tf32 => tf32_operand((bytes.add(at as usize) as *const u32).read_unaligned()),
+            }
         }
     };
     drop(sh);
     // The thread's two rows of A, then each of its columns of B once.
     let tw = tid % WARPGROUP;
     let rows = [d_fragment(tw, 0).0, d_fragment(tw, 2).0];
-    let a_rows: [[f32; WGMMA_K16 as usize]; 2] = core::array::from_fn(|h| core::array::from_fn(|k| read(a_at(rows[h], k as u32))));
+    // Rows of `k` (`kk` used: the tail of a tf32 row stays 0).
+    let a_rows: [[f32; WGMMA_K16 as usize]; 2] =
+        core::array::from_fn(|h| core::array::from_fn(|k| if (k as u32) < kk { read(a_at(rows[h], k as u32)) } else { 0.0 }));
     for i in 0..R / 4 {
         for e in 0..2 {
             let col = d_fragment(tw, (4 * i + e) as u32).1;
             debug_assert!(col < n);
-            let bcol: [f32; WGMMA_K16 as usize] = core::array::from_fn(|k| read(b_at(k as u32, col)));
+            let bcol: [f32; WGMMA_K16 as usize] = core::array::from_fn(|k| if (k as u32) < kk { read(b_at(k as u32, col)) } else { 0.0 });
             for (h, arow) in a_rows.iter().enumerate() {
                 let reg = 4 * i + 2 * h + e;
                 debug_assert_eq!(d_fragment(tw, reg as u32), (rows[h], col));
                 let mut v = if scale_d { f32::from_bits(acc[reg]) } else { 0.0 };
-                for k in 0..WGMMA_K16 as usize {
+                for k in 0..kk as usize {
                     v = f32::mul_add(arow[k], bcol[k], v);
                 }
                 acc[reg] = v.to_bits();
@@ -390,4 +406,12 @@ wgmma_entry! {
     wgmma_m64n128k16_bf16, 128, Ty::Bf16;
     wgmma_m64n256k16_f16, 256, Ty::F16;
     wgmma_m64n128k16_f16, 128, Ty::F16;
+}
+
+pub(crate) unsafe fn wgmma_m64n256k8_tf32(acc: &mut [u32; 128], desc_a: u64, desc_b: u64, scale_d: bool) {
+    wgmma(Ty::Tf32, false, false, acc, desc_a, desc_b, scale_d)
+}
+
+pub(crate) unsafe fn wgmma_m64n128k8_tf32(acc: &mut [u32; 64], desc_a: u64, desc_b: u64, scale_d: bool) {
+    wgmma(Ty::Tf32, false, false, acc, desc_a, desc_b, scale_d)
 }

@@ -200,3 +200,30 @@ wgmma_fn!(wgmma_m64n256k16_bf16, "m64n256k16", "bf16", 256, 128, [n256_bf16_kk, 
 wgmma_fn!(wgmma_m64n128k16_bf16, "m64n128k16", "bf16", 128, 64, [n128_bf16_kk, n128_bf16_kn, n128_bf16_mk, n128_bf16_mn]);
 wgmma_fn!(wgmma_m64n256k16_f16, "m64n256k16", "f16", 256, 128, [n256_f16_kk, n256_f16_kn, n256_f16_mk, n256_f16_mn]);
 wgmma_fn!(wgmma_m64n128k16_f16, "m64n128k16", "f16", 128, 64, [n128_f16_kk, n128_f16_kn, n128_f16_mk, n128_f16_mn]);
+
+/// One tf32 `wgmma` with `N/2` accumulators: both operands k-major (tf32
+/// has no transpose immediates).
+macro_rules! wgmma_tf32 {
+    ($name:ident, $shape:literal, $n:literal, [$first:literal $($i:literal)*]) => {
+        #[inline(always)]
+        pub(crate) unsafe fn $name(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+            unsafe {
+                asm!(
+                    concat!(
+                        "{{ .reg .pred sd; setp.ne.b32 sd, {sd}, 0; wgmma.mma_async.sync.aligned.", $shape, ".f32.tf32.tf32 {{",
+                        "{", $first, "}" $(, ", {", $i, "}")*,
+                        "}}, {da}, {db}, sd, 1, 1; }}"
+                    ),
+                    inout(reg32) acc[$first],
+                    $(inout(reg32) acc[$i],)*
+                    da = in(reg64) desc_a,
+                    db = in(reg64) desc_b,
+                    sd = in(reg32) scale_d as u32,
+                    options(nostack)
+                )
+            }
+        }
+    };
+}
+with_regs!(128, wgmma_tf32!(wgmma_m64n256k8_tf32, "m64n256k8", 256,));
+with_regs!(64, wgmma_tf32!(wgmma_m64n128k8_tf32, "m64n128k8", 128,));

@@ -3,13 +3,17 @@
 //! is not a multiple of 16 bytes (e.g. a packed bf16 `A` with odd `k`),
 //! which the engine's 16-byte `cp.async` copies cannot read; or a
 //! transposed copy, for a k-major tf32 `A` (`ldmatrix` cannot transpose
-//! 32-bit elements). One pass over the operand; the GEMM then runs on the
-//! copy at full speed.
+//! 32-bit elements), through shared-memory tiles ([`gemm_stage_f32_t`]).
+//! The Hopper engine's tf32 operands are staged rounded to tf32
+//! ([`StageParams::round_tf32`]): `wgmma` reads them from shared memory as
+//! they are, and takes only each element's upper 19 bits. One pass over
+//! the operand; the GEMM then runs on the copy at full speed.
 
 use core::marker::PhantomData;
 
 use crate::arch::simd::u32x4;
-use crate::arch::{global_row, global_x, Global};
+use crate::arch::sm80::cvt_rna_tf32_f32;
+use crate::arch::{block_idx_x, block_row, dynamic_shared, global_row, global_x, sync_threads, thread_idx_x, thread_idx_y, Global};
 use crate::gemm::index::SplitKWorkspace;
 use crate::gemm::reduce::{reduce_config, split_k_reduce, ReduceEpilogue};
 use crate::kernel;
@@ -43,6 +47,9 @@ pub struct StageParams {
     /// ld_dst`) with zeros, so that a fresh copy needs no clearing first;
     /// 0: only the `cols` columns are written.
     pub zero_pad: u32,
+    /// 1 (f32 only): each element is rounded to tf32 (`cvt.rna`,
+    /// [`crate::numeric::tf32_rna`]) on the way; 0: copied bit for bit.
+    pub round_tf32: u32,
 }
 
 impl StageParams {
@@ -106,6 +113,12 @@ pub const fn stage_config(p: &StageParams, elem_bytes: u32) -> LaunchConfig {
 pub trait StageElem: Copy {
     /// Elements per 16-byte chunk.
     const PER: u32;
+    /// The element as staged: rounded to tf32 when `round` (f32 only; the
+    /// 16-bit types are never rounded).
+    #[inline(always)]
+    fn staged(self, _round: bool) -> Self {
+        self
+    }
     /// The chunk of `PER` elements `get(0) .. get(PER - 1)` (0 bits where
     /// `get` gives `None`), in memory order (little-endian: element `2i`
     /// of a 2-byte type in the low half of word `i`).
@@ -137,6 +150,10 @@ impl StageElem for F16 {
 impl StageElem for f32 {
     const PER: u32 = 4;
     #[inline(always)]
+    fn staged(self, round: bool) -> Self {
+        if round { f32::from_bits(cvt_rna_tf32_f32(self)) } else { self }
+    }
+    #[inline(always)]
     fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
         u32x4::from_array(core::array::from_fn(|i| get(i as u32).map_or(0, f32::to_bits)))
     }
@@ -155,10 +172,11 @@ unsafe fn stage_body<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
     if r >= p.rows || x >= p.threads_per_row(T::PER) {
         return;
     }
+    let round = p.round_tf32 != 0;
     if !p.chunked(T::PER) {
         for b in 0..p.batch {
             let (s, d) = p.offsets_at(b, r, x);
-            unsafe { dst.write(d, src.read(s)) };
+            unsafe { dst.write(d, src.read(s).staged(round)) };
         }
         return;
     }
@@ -169,11 +187,11 @@ unsafe fn stage_body<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
         let (s, d) = p.offsets_at(b, r, c0);
         unsafe {
             if n == T::PER || p.zero_pad != 0 {
-                let v = T::chunk(|e| if e < n { Some(src.read(s + e as usize)) } else { None });
+                let v = T::chunk(|e| if e < n { Some(src.read(s + e as usize).staged(round)) } else { None });
                 dst.write_vec::<u32x4>(d, v);
             } else {
                 for e in 0..n {
-                    dst.write(d + e as usize, src.read(s + e as usize));
+                    dst.write(d + e as usize, src.read(s + e as usize).staged(round));
                 }
             }
         }
@@ -198,6 +216,92 @@ kernel! {
     /// Staging copy of an f32 (tf32) operand.
     pub fn gemm_stage_f32(src: Global<f32>, dst: Global<f32>, p: StageParams) {
         stage_body(src, dst, p)
+    }
+}
+
+/// Side of the square tiles [`gemm_stage_f32_t`] moves through shared
+/// memory: each thread moves 16 elements, all loaded before any is
+/// stored (16 loads in flight per thread, 16 KiB per block).
+pub const STAGE_T_TILE: u32 = 64;
+
+/// Thread rows of [`gemm_stage_f32_t`]'s block (`32 × 8` threads).
+pub const STAGE_T_ROWS: u32 = 8;
+
+/// Elements each thread moves per tile.
+pub const STAGE_T_STEPS: u32 = STAGE_T_TILE * STAGE_T_TILE / (32 * STAGE_T_ROWS);
+
+/// Row pitch of the shared tile: one word of padding, so that a warp
+/// reading a tile column touches 32 banks.
+pub const STAGE_T_PITCH: u32 = STAGE_T_TILE + 1;
+
+/// Where thread `(tx, ty)` of [`gemm_stage_f32_t`] goes in step `s`
+/// (`0..STAGE_T_STEPS`): the tile coordinates `(row, col)` of the source
+/// element it reads (a warp: 32 consecutive columns of one source row),
+/// and those of the element it writes, which lands at the copy's row `col`
+/// and column `row` (a warp: 32 consecutive source rows, consecutive in
+/// the copy). The shared tile holds source `(row, col)` at `row ·
+/// STAGE_T_PITCH + col`.
+#[inline(always)]
+pub const fn stage_t_coords(tx: u32, ty: u32, s: u32) -> ((u32, u32), (u32, u32)) {
+    let per_half = STAGE_T_TILE / STAGE_T_ROWS;
+    let (line, half) = (ty + STAGE_T_ROWS * (s % per_half), 32 * (s / per_half));
+    ((line, half + tx), (half + tx, line))
+}
+
+/// The transposing copy's launch: one block per `32 × 32` tile of the
+/// source (x along its columns, rows folded into z past the grid's y
+/// limit), the shared tile.
+pub const fn stage_t_config(p: &StageParams) -> LaunchConfig {
+    let tiles = LaunchConfig::cover_2d(p.cols.div_ceil(STAGE_T_TILE), p.rows.div_ceil(STAGE_T_TILE), [1, 1]);
+    LaunchConfig { grid: tiles.grid, block: [32, STAGE_T_ROWS, 1], shared_bytes: STAGE_T_TILE * STAGE_T_PITCH * 4 }.fold_rows()
+}
+
+kernel! {
+    /// Transposed staging copy of an f32 (tf32) operand (`p.transpose`
+    /// set; rounded to tf32 with `p.round_tf32`): each block moves a `64 ×
+    /// 64` tile of every matrix of the batch through shared memory, so both
+    /// the reads (source rows) and the writes (the copy's rows) are
+    /// coalesced. Launch: [`stage_t_config`].
+    pub fn gemm_stage_f32_t(src: Global<f32>, dst: Global<f32>, p: StageParams) {
+        let (tx, ty) = (thread_idx_x(), thread_idx_y());
+        let (r0, c0) = (block_row() * STAGE_T_TILE, block_idx_x() * STAGE_T_TILE);
+        if r0 >= p.rows {
+            // A folded grid's extra blocks (no barrier reached yet).
+            return;
+        }
+        let round = p.round_tf32 != 0;
+        let tile = dynamic_shared::<f32>();
+        let (lds, ldd) = (p.ld_src as usize, p.ld_dst as usize);
+        // Tiles wholly inside the matrix skip the per-element tests.
+        let full = r0 + STAGE_T_TILE <= p.rows && c0 + STAGE_T_TILE <= p.cols;
+        let inside = |(r, c): (u32, u32)| full || (r0 + r < p.rows && c0 + c < p.cols);
+        const STEPS: usize = STAGE_T_STEPS as usize;
+        for b in 0..p.batch {
+            // Source `(r0 + r, c0 + c)` is `sb + r·ld_src + c`, and lands at
+            // `db + c·ld_dst + r`.
+            let (sb, db) = p.offsets_at(b, r0, c0);
+            let mut v = [0.0f32; STEPS];
+            for (s, v) in v.iter_mut().enumerate() {
+                let ((r, c), _) = stage_t_coords(tx, ty, s as u32);
+                if inside((r, c)) {
+                    // SAFETY: inside the source matrix (the host checked its length).
+                    *v = unsafe { src.read(sb + r as usize * lds + c as usize) };
+                }
+            }
+            for (s, v) in v.iter().enumerate() {
+                let ((r, c), _) = stage_t_coords(tx, ty, s as u32);
+                tile.store((r * STAGE_T_PITCH + c) as usize, v.staged(round));
+            }
+            sync_threads();
+            for s in 0..STEPS {
+                let (_, (r, c)) = stage_t_coords(tx, ty, s as u32);
+                if inside((r, c)) {
+                    // SAFETY: inside the copy (the host allocated it for `p`).
+                    unsafe { dst.write(db + c as usize * ldd + r as usize, tile.load((r * STAGE_T_PITCH + c) as usize)) };
+                }
+            }
+            sync_threads();
+        }
     }
 }
 
@@ -374,5 +478,62 @@ kernel! {
     /// The split-K reduction into an f16 `C`.
     pub fn gemm_splitk_reduce_f16(parts: Global<f32>, c: Global<F16>, bias: Global<f32>, p: SplitKParams) {
         split_k_body(parts, c, bias, p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// The transposing copy's steps read every element of a tile once and
+    /// write every element once; the write of source `(row, col)` lands
+    /// at the copy's `(col, row)`; in each step a warp (one thread row)
+    /// reads 32 consecutive source columns and writes 32 consecutive copy
+    /// columns; and its shared accesses hit 32 different banks (the
+    /// column read through the padded pitch included).
+    #[test]
+    fn the_transposing_stage_moves_each_tile_element_once_coalesced_and_conflict_free() {
+        let steps = STAGE_T_STEPS;
+        let (mut read, mut written) = (HashSet::new(), HashSet::new());
+        for ty in 0..STAGE_T_ROWS {
+            for s in 0..steps {
+                let (mut banks_r, mut banks_w) = (HashSet::new(), HashSet::new());
+                for tx in 0..32 {
+                    let ((r, c), (wr, wc)) = stage_t_coords(tx, ty, s);
+                    assert!(r < STAGE_T_TILE && c < STAGE_T_TILE && wr < STAGE_T_TILE && wc < STAGE_T_TILE);
+                    assert!(read.insert((r, c)));
+                    assert!(written.insert((wr, wc)));
+                    // Coalesced: along the source row when reading, along
+                    // the copy's row (the source column `wc` fixed, source
+                    // rows consecutive) when writing.
+                    let ((r0, c0), (wr0, wc0)) = stage_t_coords(0, ty, s);
+                    assert_eq!((r, c), (r0, c0 + tx));
+                    assert_eq!((wr, wc), (wr0 + tx, wc0));
+                    banks_r.insert((r * STAGE_T_PITCH + c) % 32);
+                    banks_w.insert((wr * STAGE_T_PITCH + wc) % 32);
+                }
+                assert_eq!((banks_r.len(), banks_w.len()), (32, 32), "ty {ty} step {s}");
+            }
+        }
+        assert_eq!(read.len() as u32, STAGE_T_TILE * STAGE_T_TILE);
+        assert_eq!(read, written);
+    }
+
+    /// The launch covers every tile once and its shared tile holds the
+    /// padded rows.
+    #[test]
+    fn the_transposing_stage_launch_covers_the_matrix() {
+        for (rows, cols) in [(1u32, 1u32), (31, 33), (4099, 4093), (3_000_000, 7)] {
+            let p = StageParams { rows, cols, ld_src: cols, ld_dst: rows, batch: 1, transpose: 1, stride_src: 0, stride_dst: 0, zero_pad: 0, round_tf32: 1 };
+            let c = stage_t_config(&p);
+            assert_eq!(c.grid[0], cols.div_ceil(STAGE_T_TILE));
+            assert!(c.grid[1] as u64 * c.grid[2] as u64 >= rows.div_ceil(STAGE_T_TILE) as u64);
+            assert!(c.grid[1] <= crate::launch::MAX_GRID_YZ);
+            assert_eq!(c.shared_bytes, STAGE_T_TILE * STAGE_T_PITCH * 4);
+            // The block's threads move the tile once ([`stage_t_coords`]'s steps).
+            assert_eq!(c.block, [32, STAGE_T_ROWS, 1]);
+            assert_eq!(c.block[0] * c.block[1] * STAGE_T_STEPS, STAGE_T_TILE * STAGE_T_TILE);
+        }
     }
 }

@@ -6,11 +6,24 @@
 
 use crate::layout::wgmma::{SmemDesc, ATOM_BYTES, ROW_BYTES, WGMMA_K16, WGMMA_M};
 
-/// `k` per stage: one 128-byte swizzled row of 16-bit elements.
-pub const BK: usize = 64;
+/// `k` per stage of 16-bit elements: one 128-byte swizzled row.
+pub const BK: usize = bk(2);
 
-/// Bytes per operand element (bf16 / f16).
+/// Bytes per 16-bit operand element (bf16 / f16; tf32 operands are 4).
 pub const ES: usize = 2;
+
+/// `k` per stage for elements of `es` bytes: one 128-byte swizzled row
+/// (64 bf16 or f16, 32 tf32). A stage holds the same bytes for every type.
+pub const fn bk(es: usize) -> usize {
+    ROW_BYTES as usize / es
+}
+
+/// Bytes of each row one `wgmma` reads (`k` = 16 of a 16-bit type, 8 of
+/// tf32).
+pub const KSTEP_BYTES: usize = WGMMA_K16 as usize * ES;
+
+/// `wgmma` per stage (per k-tile).
+pub const KSTEPS: usize = ROW_BYTES as usize / KSTEP_BYTES;
 
 /// Bytes of one 64 × 64 block of an m/n-major operand (64 rows of `k`, 128
 /// bytes of `m` or `n` each), the box TMA copies for it.
@@ -42,11 +55,11 @@ pub struct SmemPlan {
 impl SmemPlan {
     /// Bytes of a stage's `A` tile.
     pub const fn a_bytes(&self) -> usize {
-        BM * BK * ES
+        BM * ROW_BYTES as usize
     }
     /// Bytes of a stage's `B` tile.
     pub const fn b_bytes(&self) -> usize {
-        self.bn * BK * ES
+        self.bn * ROW_BYTES as usize
     }
     /// Bytes of one stage (what its TMA copies deliver).
     pub const fn stage_bytes(&self) -> usize {
@@ -87,17 +100,18 @@ pub const fn align_base(addr: u32) -> u32 {
 }
 
 /// The TMA boxes of an operand tile of `rows` (`BM` of `A` or `BN` of
-/// `B`) by [`BK`]: `(byte offset in the tile, coordinates of the box
-/// in the stored matrix, innermost first)` of box `q`, for `k` tile `kt`
-/// at row (or column) `r0`, batch `z`. A k-major operand (rows of `k`
-/// contiguous) is one box of `64 × rows`; an m/n-major one is `rows / 64`
-/// boxes of `64 × 64`, [`MN_BLOCK_BYTES`] apart.
+/// `B`) by [`bk`]`(es)` (elements of `es` bytes): `(byte offset in the
+/// tile, coordinates of the box in the stored matrix, innermost first)` of
+/// box `q`, for `k` tile `kt` at row (or column) `r0`, batch `z`. A k-major
+/// operand (rows of `k` contiguous) is one box of `bk(es) × rows`; an
+/// m/n-major one (16-bit only) is `rows / 64` boxes of `64 × 64`,
+/// [`MN_BLOCK_BYTES`] apart.
 #[inline(always)]
-pub const fn tile_box(mn_major: bool, q: usize, r0: usize, kt: usize, z: usize) -> (usize, [i32; 3]) {
+pub const fn tile_box(mn_major: bool, q: usize, r0: usize, kt: usize, z: usize, es: usize) -> (usize, [i32; 3]) {
     if mn_major {
         (q * MN_BLOCK_BYTES, [(r0 + 64 * q) as i32, (kt * BK) as i32, z as i32])
     } else {
-        (0, [(kt * BK) as i32, r0 as i32, z as i32])
+        (0, [(kt * bk(es)) as i32, r0 as i32, z as i32])
     }
 }
 
@@ -106,14 +120,14 @@ pub const fn tile_boxes(mn_major: bool, rows: usize) -> usize {
     if mn_major { rows / 64 } else { 1 }
 }
 
-/// The box TMA copies per operand (innermost first): `64 × rows` for a
-/// k-major tile, `64 × 64` for an m/n-major one.
-pub const fn box_dims(mn_major: bool, rows: usize) -> [u32; 3] {
-    if mn_major { [64, 64, 1] } else { [BK as u32, rows as u32, 1] }
+/// The box TMA copies per operand (innermost first): `bk(es) × rows` for
+/// a k-major tile, `64 × 64` for an m/n-major one.
+pub const fn box_dims(mn_major: bool, rows: usize, es: usize) -> [u32; 3] {
+    if mn_major { [64, 64, 1] } else { [bk(es) as u32, rows as u32, 1] }
 }
 
 /// The descriptor of the operand tile at `tile` (a `.shared` address) for
-/// the `wgmma` at `k` step `j` (`0..BK/16`), rows `64g..64g + 64` (for `A`:
+/// the `wgmma` at `k` step `j` (`0..KSTEPS`), rows `64g..64g + 64` (for `A`:
 /// consumer `g`; for `B`: 0, the whole `N` in one instruction).
 #[inline(always)]
 pub const fn operand_desc(mn_major: bool, tile: u32, g: usize, j: usize) -> u64 {
@@ -127,8 +141,8 @@ pub const fn operand_desc(mn_major: bool, tile: u32, g: usize, j: usize) -> u64 
         )
     } else {
         // Rows of 128 bytes: rows 64g.. start 64g rows in, `k` step j is
-        // 16 elements further along the row.
-        SmemDesc::sw128(tile + (g * 64) as u32 * ROW_BYTES + j as u32 * WGMMA_K16 * ES as u32, 16, ATOM_BYTES)
+        // 32 bytes further along the row (16 elements of 16 bits, 8 of tf32).
+        SmemDesc::sw128(tile + (g * 64) as u32 * ROW_BYTES + (j * KSTEP_BYTES) as u32, 16, ATOM_BYTES)
     };
     d.encode()
 }
@@ -182,19 +196,19 @@ mod tests {
         }
     }
 
-    /// For both orientations of both operands: the descriptors of every
-    /// `wgmma` of a stage address each element of the tile exactly where
-    /// the TMA boxes wrote it.
+    /// For both orientations of both operands (16-bit) and k-major tf32:
+    /// the descriptors of every `wgmma` of a stage address each element of
+    /// the tile exactly where the TMA boxes wrote it.
     #[test]
     fn descriptors_read_what_the_boxes_wrote() {
-        let es = ES as u32;
         for rows in [64usize, 128, 256] {
-            for mn_major in [false, true] {
+            for (mn_major, es) in [(false, 2u32), (true, 2), (false, 4)] {
+                let (bk, kk) = (bk(es as usize), KSTEP_BYTES as u32 / es);
                 let tile = 7 * ATOM_BYTES;
                 // Where TMA puts (row, k) of the tile.
                 let written = |r: usize, k: usize| -> u32 {
                     if mn_major {
-                        let (off, _) = tile_box(true, r / 64, 0, 0, 0);
+                        let (off, _) = tile_box(true, r / 64, 0, 0, 0, es as usize);
                         tma_box(tile + off as u32, (r % 64) as u32, k as u32, es)
                     } else {
                         tma_box(tile, k as u32, r as u32, es)
@@ -203,20 +217,20 @@ mod tests {
                 let mut seen = HashSet::new();
                 let groups = rows / 64;
                 for g in 0..groups {
-                    for j in 0..BK / 16 {
+                    for j in 0..KSTEPS {
                         let d = SmemDesc::decode(operand_desc(mn_major, tile, g, j));
                         for r in 0..64u32 {
-                            for k in 0..16u32 {
-                                let (row, kk) = (g * 64 + r as usize, j * 16 + k as usize);
+                            for k in 0..kk {
+                                let (row, kx) = (g * 64 + r as usize, j * kk as usize + k as usize);
                                 let at = if mn_major { d.mn_major(r, k, es) } else { d.k_major(r, k, es) };
-                                assert_eq!(at, written(row, kk), "rows {rows} mn {mn_major} row {row} k {kk}");
+                                assert_eq!(at, written(row, kx), "rows {rows} mn {mn_major} es {es} row {row} k {kx}");
                                 assert!(seen.insert(at));
                             }
                         }
                     }
                 }
-                assert_eq!(seen.len(), rows * BK);
-                assert!(seen.iter().all(|&a| a >= tile && a < tile + (rows * BK * ES) as u32));
+                assert_eq!(seen.len(), rows * bk);
+                assert!(seen.iter().all(|&a| a >= tile && a < tile + rows as u32 * ROW_BYTES));
             }
         }
     }
@@ -246,9 +260,9 @@ mod tests {
             }
             assert!(p.shared_bytes() <= 227 * 1024, "{bn} {stages}: {}", p.shared_bytes());
             // The boxes of one stage deliver exactly the stage's bytes.
-            for mn in [false, true] {
-                let a: usize = (0..tile_boxes(mn, BM)).map(|_| box_dims(mn, BM).iter().product::<u32>() as usize * ES).sum();
-                let b: usize = (0..tile_boxes(mn, bn)).map(|_| box_dims(mn, bn).iter().product::<u32>() as usize * ES).sum();
+            for (mn, es) in [(false, 2usize), (true, 2), (false, 4)] {
+                let a: usize = (0..tile_boxes(mn, BM)).map(|_| box_dims(mn, BM, es).iter().product::<u32>() as usize * es).sum();
+                let b: usize = (0..tile_boxes(mn, bn)).map(|_| box_dims(mn, bn, es).iter().product::<u32>() as usize * es).sum();
                 assert_eq!(a + b, p.stage_bytes());
             }
         }

@@ -1,6 +1,7 @@
 //! The Hopper tensor-core engine (sm_90a): `C = act(α·op(A)·op(B) + β·C +
 //! bias)` with bf16 or f16 inputs, f32 accumulation and f32 or 16-bit
-//! output, batched, any shape — TMA copies into a ring of 128-byte-swizzled
+//! output, or tf32 inputs (f32 rounded by the host) and f32 output,
+//! batched, any shape — TMA copies into a ring of 128-byte-swizzled
 //! stages, `wgmma` reading them through descriptors, one warp-specialised,
 //! persistent block per multiprocessor.
 //!
@@ -11,14 +12,19 @@
 //!   the bytes on its `full` mbarrier. The other two are consumers (each
 //!   `64 × BN` of the `128 × BN` block tile, with `setmaxnreg.inc` to hold
 //!   `BN / 2` f32 accumulators per thread): they wait for `full`, issue the
-//!   stage's four `wgmma` (k = 16 each) asynchronously, and release the
+//!   stage's four `wgmma` (32 bytes of `k` each: 16 elements, 8 of tf32)
+//!   asynchronously, and release the
 //!   stage before theirs once `wgmma.wait_group 1` says its reads are over.
 //!   Loads run `STAGES` tiles ahead of the math without a block barrier.
 //! * **Operands as stored.** TMA copies each operand tile the way it lies
 //!   in global memory; `wgmma` reads k-major tiles (rows of `k`) and
 //!   m/n-major ones (rows of `m` or `n`, its transpose flags), so none of
-//!   the four orientations is copied or transposed first. Out-of-bounds
-//!   boxes are zero-filled by TMA: edges need no predicate in the loop.
+//!   the four 16-bit orientations is copied or transposed first.
+//!   Out-of-bounds boxes are zero-filled by TMA: edges need no predicate
+//!   in the loop. tf32 is the exception: `wgmma` reads 32-bit operands
+//!   k-major only and takes each element's upper 19 bits, so the host
+//!   stages both operands once, rounded (`cvt.rna`) and k-major
+//!   ([`super::mma::gemm_stage_f32`], [`super::mma::gemm_stage_f32_t`]).
 //! * **Persistent blocks.** The grid is one block per multiprocessor (or
 //!   fewer tiles); each walks the tiles `gridDim.x` apart in
 //!   [`index::tile_origin`]'s grouped order, and the producer starts the
@@ -41,13 +47,13 @@
 
 pub mod index;
 
-use self::index::{align_base, box_dims, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BK, BM, EMPTY_ARRIVALS, THREADS};
+use self::index::{align_base, bk, box_dims, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, EMPTY_ARRIVALS, KSTEPS, THREADS};
 use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
     fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
-    wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_wait_group, TensorMap,
+    wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, TensorMap,
 };
 use crate::arch::{block_idx_x, dynamic_shared, fma, grid_dim_x, sync_threads, thread_idx_x, Global};
 use crate::launch::LaunchConfig;
@@ -95,7 +101,8 @@ pub struct WgmmaTiling {
     pub bn: usize,
     /// Stages of the TMA ring.
     pub stages: usize,
-    /// Input element kind ([`BF16`] or [`F16_KIND`]).
+    /// Input element kind ([`BF16`], [`F16_KIND`], or [`F32`] for tf32:
+    /// operands the host rounded to tf32, both k-major).
     pub input: usize,
     /// Output element kind ([`F32`] or the input's).
     pub output: usize,
@@ -118,6 +125,10 @@ impl WgmmaTiling {
     pub const fn plan(&self) -> SmemPlan {
         SmemPlan { bn: self.bn, stages: self.stages }
     }
+    /// Bytes per input element (4 for tf32).
+    pub const fn es(&self) -> usize {
+        if self.input == F32 { 4 } else { 2 }
+    }
     /// `A` is read m-major (stored `k × m`).
     pub const fn a_mn_major(&self) -> bool {
         self.ta
@@ -128,11 +139,11 @@ impl WgmmaTiling {
     }
     /// The TMA box of `A` (innermost first).
     pub const fn a_box(&self) -> [u32; 3] {
-        box_dims(self.a_mn_major(), BM)
+        box_dims(self.a_mn_major(), BM, self.es())
     }
     /// The TMA box of `B`.
     pub const fn b_box(&self) -> [u32; 3] {
-        box_dims(self.b_mn_major(), self.bn)
+        box_dims(self.b_mn_major(), self.bn, self.es())
     }
     /// Block tiles of `p` over the batch.
     pub const fn tiles(&self, p: &WgmmaParams) -> usize {
@@ -148,14 +159,17 @@ impl WgmmaTiling {
         let kinds = match self.input {
             BF16 => self.output == F32 || self.output == BF16,
             F16_KIND => self.output == F32 || self.output == F16_KIND,
+            // tf32 reads both operands k-major (no transpose for 32-bit
+            // elements): `A` as stored (`m × k`), `B` transposed (`n × k`).
+            F32 => self.output == F32 && !self.ta && self.tb,
             _ => false,
         };
         kinds && (self.bn == 128 || self.bn == 256) && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
     }
 }
 
-/// One `wgmma` of the engine's shape (`64 × BN × 16`) and input type into
-/// `acc` (`BN / 2` registers).
+/// One `wgmma` of the engine's shape (`64 × BN × 16`; `× 8` for tf32) and
+/// input type into `acc` (`BN / 2` registers).
 #[inline(always)]
 unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mut [u32; R], da: u64, db: u64, accumulate: bool) {
     // SAFETY (casts): `R` is the array's length; each arm runs only for
@@ -166,6 +180,8 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
             (BF16, 64) => wgmma_m64n128k16_bf16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
             (F16_KIND, 128) => wgmma_m64n256k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 128]), da, db, accumulate),
             (F16_KIND, 64) => wgmma_m64n128k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
+            (F32, 128) => wgmma_m64n256k8_tf32(&mut *(acc as *mut [u32; R] as *mut [u32; 128]), da, db, accumulate),
+            (F32, 64) => wgmma_m64n128k8_tf32(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
             _ => {}
         }
     }
@@ -198,7 +214,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     let splits = (p.splits as usize).max(1);
     // Work units: every part of `k` of every tile.
     let units = tiles_m * tiles_n * p.batch as usize * splits;
-    let ktiles = k.div_ceil(BK);
+    let ktiles = k.div_ceil(bk(I::BYTES));
     unsafe {
         if t == 0 {
             for s in 0..ST {
@@ -230,11 +246,11 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     let full = at(plan.full(s));
                     mbarrier_arrive_expect_tx(full, plan.stage_bytes() as u32);
                     for q in 0..tile_boxes(a_mn, BM) {
-                        let (off, xyz) = tile_box(a_mn, q, m0, kt, za);
+                        let (off, xyz) = tile_box(a_mn, q, m0, kt, za, I::BYTES);
                         tma_load_3d(at(plan.a(s) + off), maps, MAP_A, xyz, full);
                     }
                     for q in 0..tile_boxes(b_mn, BN) {
-                        let (off, xyz) = tile_box(b_mn, q, n0, kt, zb);
+                        let (off, xyz) = tile_box(b_mn, q, n0, kt, zb, I::BYTES);
                         tma_load_3d(at(plan.b(s) + off), maps, MAP_B, xyz, full);
                     }
                     it += 1;
@@ -261,7 +277,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     let s = it % ST;
                     mbarrier_wait(at(plan.full(s)), ((it / ST) & 1) as u32);
                     wgmma_fence();
-                    for j in 0..BK / 16 {
+                    for j in 0..KSTEPS {
                         let da = operand_desc(a_mn, at(plan.a(s)), g, j);
                         let db = operand_desc(b_mn, at(plan.b(s)), 0, j);
                         mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > k0 || j > 0);
@@ -617,6 +633,8 @@ tile_consts! {
     WG_BF16_BF16_NT_128X128 = (128, 6, BF16, BF16, false, true);
     WG_BF16_F32_NN_128X128 = (128, 6, BF16, F32, false, false);
     WG_F16_F16_NN_128X128 = (128, 6, F16_KIND, F16_KIND, false, false);
+    WG_TF32_F32_NT_128X256 = (256, 4, F32, F32, false, true);
+    WG_TF32_F32_NT_128X128 = (128, 6, F32, F32, false, true);
 }
 
 /// The wgmma kernels, one row each (see [`crate::variants`]). They are
@@ -654,6 +672,10 @@ macro_rules! wgmma_table {
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32Nn128x128 => gemm_wgmma_bf16_f32_nn_128x128_s6 = wgmma_kernel!(WG_BF16_F32_NN_128X128), bounds 1;
         /// f16 → f16, 128 × 128, 6 stages, both operands row-major.
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16Nn128x128 => gemm_wgmma_f16_f16_nn_128x128_s6 = wgmma_kernel!(WG_F16_F16_NN_128X128), bounds 1;
+        /// tf32 → f32, 128 × 256, 4 stages, `B` stored transposed (the host stages the operands rounded to tf32, k-major).
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32Nt128x256 => gemm_wgmma_tf32_f32_nt_128x256_s4 = wgmma_kernel!(WG_TF32_F32_NT_128X256), bounds 1;
+        /// tf32 → f32, 128 × 128, 6 stages, `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32Nt128x128 => gemm_wgmma_tf32_f32_nt_128x128_s6 = wgmma_kernel!(WG_TF32_F32_NT_128X128), bounds 1;
     } };
 }
 
