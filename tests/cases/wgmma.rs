@@ -68,6 +68,9 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
     // Whole tiles inside C with β = 0 over a NaN C, no bias: the
     // epilogue's short path (the other shapes reach it only with β).
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x300x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 300, 200) }, false);
+    // The same with rows of C 16-byte aligned (ldc a multiple of 8): the
+    // held 16-bit results leave in 16-byte stores after a quad exchange.
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x512x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 512, 200) }, false);
     // Padded leading dimensions, β = 0 over a NaN C.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
     for &(m, n, kk) in GPU_SHAPES {

@@ -528,10 +528,13 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         }
 
         // Warp collectives first: a warp completes once each of its lanes
-        // that has not exited waits at one (in warp order).
+        // that has not exited waits at one (in warp order). A lane still
+        // spinning on an mbarrier has not arrived yet: the collective waits
+        // for it (on the GPU `.sync` waits for every lane of the mask), and
+        // if its wait can never end, the mbarrier check below reports it.
         let mut progressed = false;
         for (w, lanes) in state.chunks_mut(WARP).enumerate() {
-            if !lanes.contains(&State::AtWarp) || lanes.contains(&State::AtBarrier) {
+            if !lanes.contains(&State::AtWarp) || lanes.iter().any(|s| matches!(s, State::AtBarrier | State::Spinning)) {
                 continue;
             }
             let waiting = lanes.iter().enumerate().filter(|(_, s)| **s == State::AtWarp).fold(0u32, |m, (l, _)| m | 1 << l);

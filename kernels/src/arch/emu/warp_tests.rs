@@ -237,6 +237,42 @@ kernel! {
     }
 }
 
+kernel! {
+    /// Warp 1 arrives on an mbarrier (32 arrivals); in warp 0, lane 0 waits
+    /// for its phase before a shuffle that lanes 1.. reach at once.
+    pub fn shfl_after_mbarrier_wait(out: Global<u32>) {
+        let bar = dynamic_shared::<u8>().addr();
+        let t = thread_idx_x();
+        unsafe {
+            if t == 0 {
+                crate::arch::sm90::mbarrier_init(bar, 32);
+            }
+            sync_threads();
+            if t >= 32 {
+                crate::arch::sm90::mbarrier_arrive(bar);
+                return;
+            }
+            if t == 0 {
+                crate::arch::sm90::mbarrier_wait(bar, 0);
+            }
+        }
+        out.write(t as usize, shfl_sync_bfly(t, 1));
+    }
+}
+
+/// A lane still spinning on an mbarrier has not reached the shuffle yet:
+/// the collective waits for it (it once completed without that lane and
+/// reported it as exited).
+#[test]
+fn a_shuffle_waits_for_a_lane_spinning_on_an_mbarrier() {
+    let mut o = vec![u32::MAX; 32];
+    let go = global(&mut o, "out");
+    launch(spec("shfl_after_mbarrier_wait", 64, 16), &|| unsafe { shfl_after_mbarrier_wait(go) }).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..32u32 {
+        assert_eq!(o[t as usize], t ^ 1, "thread {t}");
+    }
+}
+
 #[test]
 fn shuffles_follow_the_ptx_semantics() {
     let mut o = vec![0u32; 3 * 64];
