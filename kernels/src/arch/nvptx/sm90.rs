@@ -150,18 +150,19 @@ pub(crate) fn wgmma_wait_group<const N: u32, const R: usize>(acc: &mut [u32; R])
     }
 }
 
-/// One `wgmma` of one orientation with `N/2` accumulators
-/// (`imm-trans-a` / `imm-trans-b` are immediates).
+/// One `wgmma` with `N/2` accumulators, visibility `$vis`; `$imm` are the
+/// immediates after `scale-d`: `imm-scale-a`, `imm-scale-b`, and for the
+/// 16-bit types `imm-trans-a`, `imm-trans-b` (tf32 has none).
 macro_rules! wgmma_one {
-    ($name:ident, $shape:literal, $ty:literal, $n:literal, $ta:literal, $tb:literal, [$first:literal $($i:literal)*]) => {
+    ($vis:vis $name:ident, $shape:literal, $ty:literal, $n:literal, $imm:literal, [$first:literal $($i:literal)*]) => {
         #[inline(always)]
-        unsafe fn $name(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+        $vis unsafe fn $name(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
             unsafe {
                 asm!(
                     concat!(
                         "{{ .reg .pred sd; setp.ne.b32 sd, {sd}, 0; wgmma.mma_async.sync.aligned.", $shape, ".f32.", $ty, ".", $ty, " {{",
                         "{", $first, "}" $(, ", {", $i, "}")*,
-                        "}}, {da}, {db}, sd, 1, 1, ", $ta, ", ", $tb, "; }}"
+                        "}}, {da}, {db}, sd, ", $imm, "; }}"
                     ),
                     inout(reg32) acc[$first],
                     $(inout(reg32) acc[$i],)*
@@ -178,10 +179,10 @@ macro_rules! wgmma_one {
 /// The generic entry of one shape and type: picks the orientation's `asm!`.
 macro_rules! wgmma_fn {
     ($name:ident, $shape:literal, $ty:literal, $n:literal, $regs:tt, [$f00:ident, $f01:ident, $f10:ident, $f11:ident]) => {
-        with_regs!($regs, wgmma_one!($f00, $shape, $ty, $n, "0", "0",));
-        with_regs!($regs, wgmma_one!($f01, $shape, $ty, $n, "0", "1",));
-        with_regs!($regs, wgmma_one!($f10, $shape, $ty, $n, "1", "0",));
-        with_regs!($regs, wgmma_one!($f11, $shape, $ty, $n, "1", "1",));
+        with_regs!($regs, wgmma_one!($f00, $shape, $ty, $n, "1, 1, 0, 0",));
+        with_regs!($regs, wgmma_one!($f01, $shape, $ty, $n, "1, 1, 0, 1",));
+        with_regs!($regs, wgmma_one!($f10, $shape, $ty, $n, "1, 1, 1, 0",));
+        with_regs!($regs, wgmma_one!($f11, $shape, $ty, $n, "1, 1, 1, 1",));
 
         #[inline(always)]
         pub(crate) unsafe fn $name<const TA: bool, const TB: bool>(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
@@ -201,29 +202,6 @@ wgmma_fn!(wgmma_m64n128k16_bf16, "m64n128k16", "bf16", 128, 64, [n128_bf16_kk, n
 wgmma_fn!(wgmma_m64n256k16_f16, "m64n256k16", "f16", 256, 128, [n256_f16_kk, n256_f16_kn, n256_f16_mk, n256_f16_mn]);
 wgmma_fn!(wgmma_m64n128k16_f16, "m64n128k16", "f16", 128, 64, [n128_f16_kk, n128_f16_kn, n128_f16_mk, n128_f16_mn]);
 
-/// One tf32 `wgmma` with `N/2` accumulators: both operands k-major (tf32
-/// has no transpose immediates).
-macro_rules! wgmma_tf32 {
-    ($name:ident, $shape:literal, $n:literal, [$first:literal $($i:literal)*]) => {
-        #[inline(always)]
-        pub(crate) unsafe fn $name(acc: &mut [u32; $n / 2], desc_a: u64, desc_b: u64, scale_d: bool) {
-            unsafe {
-                asm!(
-                    concat!(
-                        "{{ .reg .pred sd; setp.ne.b32 sd, {sd}, 0; wgmma.mma_async.sync.aligned.", $shape, ".f32.tf32.tf32 {{",
-                        "{", $first, "}" $(, ", {", $i, "}")*,
-                        "}}, {da}, {db}, sd, 1, 1; }}"
-                    ),
-                    inout(reg32) acc[$first],
-                    $(inout(reg32) acc[$i],)*
-                    da = in(reg64) desc_a,
-                    db = in(reg64) desc_b,
-                    sd = in(reg32) scale_d as u32,
-                    options(nostack)
-                )
-            }
-        }
-    };
-}
-with_regs!(128, wgmma_tf32!(wgmma_m64n256k8_tf32, "m64n256k8", 256,));
-with_regs!(64, wgmma_tf32!(wgmma_m64n128k8_tf32, "m64n128k8", 128,));
+// tf32: both operands k-major (no transpose immediates).
+with_regs!(128, wgmma_one!(pub(crate) wgmma_m64n256k8_tf32, "m64n256k8", "tf32", 256, "1, 1",));
+with_regs!(64, wgmma_one!(pub(crate) wgmma_m64n128k8_tf32, "m64n128k8", "tf32", 128, "1, 1",));
