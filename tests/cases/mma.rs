@@ -98,6 +98,10 @@ impl Spec {
     }
 }
 
+/// The four operand orientations `(A transposed, B transposed)` and their
+/// names in the case names.
+pub(super) const ORIENTATIONS: [(bool, bool, &str); 4] = [(false, false, "nn"), (true, false, "tn"), (false, true, "nt"), (true, true, "tt")];
+
 /// The tolerance of the relative norm error for output type `O`.
 fn tolerance<O: Ty>() -> f64 {
     match O::NAME {
@@ -237,7 +241,7 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<crate::common::Case>, tf32: bool) {
         }
     }
     // The four orientations, padded leading dimensions, β = 0 with a NaN C.
-    for (ta, tb, o) in [(false, false, "nn"), (true, false, "tn"), (false, true, "nt"), (true, true, "tt")] {
+    for (ta, tb, o) in ORIENTATIONS {
         for &(m, n, k) in &[(33, 47, 41), (129, 65, 19), (8, 8, 8)] {
             let case = Spec { ta, tb, pad: 3, alpha: -1.25, ..mk(m, n, k) };
             push::<I, O>(v, format!("mma::{tag}::{o}::{m}x{n}x{k}"), case, false);

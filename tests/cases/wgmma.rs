@@ -10,7 +10,7 @@ use ferrotile::gemm::{Activation, Gemm, GemmVariant, WgmmaTile};
 use ferrotile::{Context, Error};
 use half::{bf16, f16};
 
-use super::mma::{check, Spec, Ty};
+use super::mma::{check, Spec, Ty, ORIENTATIONS};
 use crate::common::*;
 
 /// The compute capability the sm_90a module runs on.
@@ -44,22 +44,17 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
     for &tile in WgmmaTile::ALL {
         for k in tile.kernels().filter(|k| k.config().input == I::KIND && k.config().output == O::KIND) {
             let c = k.config();
-            let orientations = if tf32 { vec![(false, false), (true, false), (false, true), (true, true)] } else { vec![(c.ta, c.tb)] };
-            for (ta, tb) in orientations {
-                orientation_cases::<I, O>(v, &tag, tile, (ta, tb), tf32);
+            for (ta, tb, o) in ORIENTATIONS {
+                if tf32 || (ta, tb) == (c.ta, c.tb) {
+                    orientation_cases::<I, O>(v, &tag, tile, (ta, tb, o), tf32);
+                }
             }
         }
     }
 }
 
 /// The cases of one tile and orientation.
-fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile, (ta, tb): (bool, bool), tf32: bool) {
-    let o = match (ta, tb) {
-        (false, false) => "nn",
-        (true, false) => "tn",
-        (false, true) => "nt",
-        (true, true) => "tt",
-    };
+fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile, (ta, tb, o): (bool, bool, &str), tf32: bool) {
     let mk = |m, n, kk| Spec { ta, tb, tf32, variant: GemmVariant::Wgmma(tile), ..Spec::new(m, n, kk) };
     for &(m, n, kk) in SHAPES {
         let case = Spec { alpha: 1.5, beta: -0.75, ..mk(m, n, kk) };
@@ -112,7 +107,7 @@ fn auto_picks_wgmma_on_hopper(ctx: &Context) -> Result<(), String> {
         other => return Err(format!("Auto for bf16 4096³: {other:?}")),
     }
     // tf32 too (its operands staged rounded), every orientation.
-    for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+    for (ta, tb, _) in ORIENTATIONS {
         let t = g.clone().tf32(true).transpose_a(ta).transpose_b(tb).resolved_variant_on::<f32, f32>(ctx).map_err(|e| e.to_string())?;
         match (hopper, t) {
             (true, GemmVariant::Wgmma(_)) | (false, GemmVariant::Mma(_)) => {}

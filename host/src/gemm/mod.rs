@@ -646,16 +646,18 @@ impl Gemm {
         };
         let (ta, tb) = self.transposes();
         if tensor {
+            // The orientation the kernels read (tf32 operands are staged k-major).
+            let kernel_t = mma::kernel_orientation(I::KIND, (ta, tb));
             let tile = match self.variant {
                 GemmVariant::Auto => {
-                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb)), sms));
+                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, kernel_t, sms));
                     match wg {
                         Some(t) => return Ok(Engine::Wgmma(t)),
-                        None => MmaTile::auto(p, I::KIND, mma::kernel_orientation(I::KIND, (ta, tb))),
+                        None => MmaTile::auto(p, I::KIND, kernel_t),
                     }
                 }
                 GemmVariant::Wgmma(t) => {
-                    return wgmma::kernel_for(t, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb))).map(|_| Engine::Wgmma(t));
+                    return wgmma::kernel_for(t, I::KIND, O::KIND, kernel_t).map(|_| Engine::Wgmma(t));
                 }
                 GemmVariant::Mma(t) => t,
                 v => {
@@ -665,7 +667,7 @@ impl Gemm {
                     });
                 }
             };
-            mma::kernel_for(tile, I::KIND, O::KIND, mma::kernel_orientation(I::KIND, (ta, tb))).map(|_| Engine::Mma(tile))
+            mma::kernel_for(tile, I::KIND, O::KIND, kernel_t).map(|_| Engine::Mma(tile))
         } else {
             let v = match self.variant {
                 // Every layout runs on a float4 rung: what it cannot read

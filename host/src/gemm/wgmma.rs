@@ -233,7 +233,9 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         });
     }
     let tf32 = I::KIND == F32;
-    let kernel = kernel_for(tile, I::KIND, O::KIND, super::mma::kernel_orientation(I::KIND, (ta, tb)))?;
+    // The orientation the kernel reads (tf32 operands are staged k-major).
+    let kernel_t = super::mma::kernel_orientation(I::KIND, (ta, tb));
+    let kernel = kernel_for(tile, I::KIND, O::KIND, kernel_t)?;
     let config = kernel.config();
     let g = p.g;
     let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
@@ -270,7 +272,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let splits = split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     // The partial products come from the tile's f32-output kernel of the
     // same orientation (same tensor-map boxes); without one, no split.
-    let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, super::mma::kernel_orientation(I::KIND, (ta, tb))).ok() } else { None };
+    let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, kernel_t).ok() } else { None };
     let Some(partial) = partial else {
         return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias);
     };

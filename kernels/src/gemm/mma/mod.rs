@@ -234,6 +234,12 @@ pub struct MmaTiling {
     pub tb: bool,
 }
 
+/// Bytes per element of input kind `input` in the tensor-core engines:
+/// 4 for [`F32`] (tf32 operands are stored as f32), 2 for bf16 and f16.
+pub const fn input_bytes(input: usize) -> usize {
+    if input == F32 { 4 } else { 2 }
+}
+
 /// Consecutive block rows that walk the grid together ([`block_tile`]).
 pub const BLOCK_GROUP: usize = 8;
 
@@ -244,7 +250,7 @@ impl MmaTiling {
     }
     /// Bytes per input element.
     pub const fn es(&self) -> usize {
-        if self.input == F32 { 4 } else { 2 }
+        input_bytes(self.input)
     }
     /// `k` of one `mma` (16 for 16-bit inputs, 8 for tf32).
     pub const fn mma_k(&self) -> usize {

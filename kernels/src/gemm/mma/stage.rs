@@ -248,8 +248,8 @@ pub const fn stage_t_coords(tx: u32, ty: u32, s: u32) -> ((u32, u32), (u32, u32)
     ((line, half + tx), (half + tx, line))
 }
 
-/// The transposing copy's launch: one block per `32 × 32` tile of the
-/// source (x along its columns, rows folded into z past the grid's y
+/// The transposing copy's launch: one block per [`STAGE_T_TILE`]-square
+/// tile of the source (x along its columns, rows folded into z past the grid's y
 /// limit), the shared tile.
 pub const fn stage_t_config(p: &StageParams) -> LaunchConfig {
     let tiles = LaunchConfig::cover_2d(p.cols.div_ceil(STAGE_T_TILE), p.rows.div_ceil(STAGE_T_TILE), [1, 1]);

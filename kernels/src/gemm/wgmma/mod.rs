@@ -127,7 +127,7 @@ impl WgmmaTiling {
     }
     /// Bytes per input element (4 for tf32).
     pub const fn es(&self) -> usize {
-        if self.input == F32 { 4 } else { 2 }
+        super::mma::input_bytes(self.input)
     }
     /// `A` is read m-major (stored `k × m`).
     pub const fn a_mn_major(&self) -> bool {
