@@ -63,11 +63,15 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
     // Whole tiles inside C with β = 0 over a NaN C, no bias: the
     // epilogue's short path (the other shapes reach it only with β).
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x300x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 300, 200) }, false);
-    // The same with rows of C 16-byte aligned (ldc a multiple of 8): the
-    // held 16-bit results leave in 16-byte stores after a quad exchange.
+    // The same with rows of C 16-byte aligned: the TMA-store epilogue (the
+    // 257 × 300 one, rows of C not 16-byte aligned for a 16-bit output,
+    // stores from the accumulators, held on the 128 × 256 tile).
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x512x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 512, 200) }, false);
     // Padded leading dimensions, β = 0 over a NaN C.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
+    // Rows of C 16-byte aligned (65 + 7 columns) past the last column: the
+    // TMA stores of the edge chunks must not write the padding.
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::129x65x19", tile.name()), Spec { pad: 7, alpha: -1.25, ..mk(129, 65, 19) }, false);
     for &(m, n, kk) in GPU_SHAPES {
         let case = Spec { beta: 0.5, ..mk(m, n, kk) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, true);
@@ -91,6 +95,13 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
         // Split-K, the epilogue in the reduction.
         let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 70, 600) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x600", tile.name()), case, false);
+        // The same two with rows of C 16-byte aligned: the TMA-store
+        // epilogue with β, bias and activation, edge tiles clipped by TMA,
+        // and split-K parts stored through TMA.
+        let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(130, 264, 40) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x264x40", tile.name()), case, false);
+        let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 72, 600) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x72x600", tile.name()), case, false);
         let case = Spec { bias: true, activation: act, ..mk(1000, 1000, 512) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::1000x1000x512", tile.name()), case, true);
     }

@@ -9,6 +9,7 @@ use cudarc::driver::sys;
 use ferrotile_kernels as k;
 use k::arch::sm90::{EmuTensorMap, TensorMap};
 use k::gemm::mma::{Dt, BF16, F16_KIND, F32};
+use k::gemm::wgmma::index::epi_box;
 use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 
 use super::mma::{no_kernel, stage, typed, HostElem, Stored};
@@ -209,6 +210,33 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
     }
 }
 
+/// `C`'s tensor map for the kernel's TMA-store epilogue (box
+/// [`epi_box`]): `Some` when TMA can write `C` — its start, its rows and
+/// its matrices 16-byte aligned, and its rows a whole number of 16-byte
+/// pieces — else `None` (the kernel then stores from the accumulators).
+///
+/// The last condition is measured, not documented: on an H100 a store
+/// whose box crosses the last column wrote the whole 16-byte piece holding
+/// it (a 65-column f32 `C` with rows of 68 lost columns 65–67 of its
+/// padding); the emulator's stores do the same.
+fn store_map<O: GemmElement>(ctx: &Context, c: &Buffer<O>, rows: usize, cols: usize, ld: usize, matrices: usize, stride: usize) -> Result<Option<TensorMap>> {
+    let es = std::mem::size_of::<O>();
+    let pieces = |elems: usize| (elems * es) % 16 == 0;
+    let aligned = c.device_ptr() % 16 == 0 && pieces(ld) && pieces(cols) && (matrices == 1 || (stride != 0 && pieces(stride)));
+    if !aligned {
+        return Ok(None);
+    }
+    let spec = MapSpec { rows, cols, ld, matrices, stride, box_: epi_box(es) };
+    tensor_map(ctx, c, &spec, "c").map(Some)
+}
+
+/// The maps buffer of a launch: `A`'s and `B`'s, then `C`'s when the
+/// epilogue stores through TMA; and the matching [`WgmmaParams::store_map`].
+fn upload_maps(ctx: &Context, ab: &[TensorMap; 2], c: Option<TensorMap>) -> Result<(Buffer<u64>, u32)> {
+    let words: Vec<u64> = ab.iter().chain(c.as_ref()).flat_map(|m| m.0).collect();
+    Ok((ctx.upload(&words)?, c.is_some() as u32))
+}
+
 /// Runs the wgmma kernel of `tile` on `p` (types `I` → `O`, checked by the
 /// caller): operands whose rows or matrices do not start 16-byte aligned
 /// are staged into aligned copies first (TMA's requirement), the tensor
@@ -250,9 +278,9 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let matrices = |s: &Stored| if p.batch > 1 && s.stride != 0 { p.batch } else { 1 };
     let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box() };
     let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box() };
-    let maps = [tensor_map(ctx, a, &map_a, "a")?, tensor_map(ctx, b, &map_b, "b")?];
-    let words: Vec<u64> = maps.iter().flat_map(|m| m.0).collect();
-    let maps = ctx.upload(&words)?;
+    let ab = [tensor_map(ctx, a, &map_a, "a")?, tensor_map(ctx, b, &map_b, "b")?];
+    let c_matrices = if p.batch > 1 { p.batch } else { 1 };
+    let (maps, store) = upload_maps(ctx, &ab, store_map(ctx, c, m, n, g.ldc as usize, c_matrices, p.strides[2])?)?;
     let params = WgmmaParams {
         g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
         batch: p.batch as u32,
@@ -262,6 +290,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         stride_c: p.strides[2] as u64,
         has_bias: bias.is_some() as u32,
         splits: 1,
+        store_map: store,
     };
     let tiles = config.tiles(&params);
     let sms = match ctx.device_info() {
@@ -279,15 +308,17 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // Split-K: f32 partial products of every part of k, then the
     // reduction with the epilogue.
     let parts = ctx.alloc::<f32>(p.batch * splits * m * n)?;
+    let (part_maps, part_store) = upload_maps(ctx, &ab, store_map(ctx, &parts, m, n, n, p.batch * splits, m * n)?)?;
     let pp = WgmmaParams {
         g: GemmParams { alpha: 1.0, beta: 0.0, ldc: n as u32, ..params.g },
         activation: Activation::None.code(),
         stride_c: (m * n) as u64,
         has_bias: 0,
         splits: splits as u32,
+        store_map: part_store,
         ..params
     };
-    partial.launch(ctx, partial.config().config(blocks(tiles * splits)), pp, &maps, &parts, None)?;
+    partial.launch(ctx, partial.config().config(blocks(tiles * splits)), pp, &part_maps, &parts, None)?;
     let rp = SplitKParams {
         rows: g.m,
         cols: g.n,

@@ -27,6 +27,9 @@
 //!   from the descriptors when the instruction is issued, and keeps the
 //!   bytes it read registered as in flight until the thread's
 //!   [`wgmma_wait_group`] retires the group.
+//! * **TMA stores** ([`tma_store_3d`]): a box from shared memory (the same
+//!   swizzle) to global memory, clipped at the tensor's edges, tracked by
+//!   per-thread bulk async-groups.
 //! * Shared-memory addresses are the 32-bit `.shared` addresses of
 //!   [`Shared::addr`](super::Shared::addr) (on the host: byte offsets).
 
@@ -176,6 +179,45 @@ pub unsafe fn fence_proxy_tensormap(maps: Global<TensorMap>, i: usize) {
 #[inline(always)]
 pub unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32) {
     unsafe { imp::tma_load_3d(dst, maps, i, coords, bar) }
+}
+
+/// `cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group`: copies
+/// the box of `maps[i]` from shared memory at `src` (128-byte swizzled,
+/// as [`tma_load_3d`] writes it) to the tensor at `coords`; elements
+/// outside the tensor are not written, except that the innermost
+/// dimension is clipped in whole 16-byte pieces (measured on an H100: the
+/// piece holding the last column is written whole, so a row that does not
+/// end on a 16-byte boundary loses the padding after it). The copy joins the calling
+/// thread's open bulk async-group ([`bulk_commit_group`]); `src` must
+/// keep its bytes until [`bulk_wait_group_read`] says the copy has read
+/// them. The emulator reads the box when the copy is issued and again at
+/// that wait, writes the tensor at the wait, and reports a fault when the
+/// two reads differ (the bytes were overwritten too early) or when the
+/// thread returns without waiting.
+///
+/// # Safety
+/// `src` is 1024-byte aligned with the box's bytes inside shared memory,
+/// written by this block and ordered for the async proxy
+/// ([`fence_proxy_async_shared`] by each writer, then a barrier);
+/// `maps[i]` is a valid tensor map fenced by this thread.
+#[inline(always)]
+pub unsafe fn tma_store_3d(src: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3]) {
+    unsafe { imp::tma_store_3d(src, maps, i, coords) }
+}
+
+/// `cp.async.bulk.commit_group`: closes the calling thread's open bulk
+/// async-group (the [`tma_store_3d`] issued since the last commit).
+#[inline(always)]
+pub fn bulk_commit_group() {
+    imp::bulk_commit_group()
+}
+
+/// `cp.async.bulk.wait_group.read N`: waits until at most the `N` most
+/// recently committed bulk groups of the calling thread still read their
+/// shared memory (their global writes may still be in flight).
+#[inline(always)]
+pub fn bulk_wait_group_read<const N: u32>() {
+    imp::bulk_wait_group_read::<N>()
 }
 
 // ---------------------------------------------------------------- wgmma

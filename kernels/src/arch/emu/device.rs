@@ -52,6 +52,17 @@ pub fn sync_threads() {
     barrier()
 }
 
+/// `bar.sync id, threads`: waits until `threads` threads (whole warps) have
+/// arrived at named barrier `id` (1..16). It orders execution only: the
+/// race checker's barrier intervals end at [`sync_threads`], so data passed
+/// between threads through a named barrier is reported as a race (the
+/// kernels use it to order shared memory for the async proxy, whose reads
+/// the checker does not track).
+#[inline]
+pub fn sync_named(id: u32, threads: u32) {
+    super::sched::named_barrier(id, threads)
+}
+
 /// `__syncwarp()`: waits until the calling warp's 32 lanes arrive (a warp
 /// collective with no registers), ordering their shared-memory accesses.
 #[inline]
@@ -423,6 +434,13 @@ pub fn cp_async_wait_group(n: u32) {
 #[inline]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     f32::mul_add(a, b, c)
+}
+
+/// `x` (on the device an empty `asm!` that keeps the compiler from
+/// hoisting arithmetic on it out of a loop).
+#[inline]
+pub fn opaque_u32(x: u32) -> u32 {
+    x
 }
 
 /// `floor(a · b / 2³²)` (`mul.hi.u32` on the device).

@@ -37,3 +37,5 @@ mod tests;
 mod warp_tests;
 #[cfg(test)]
 mod mutation_tests;
+#[cfg(test)]
+mod store_tests;

@@ -3,6 +3,7 @@
 use core::cell::{Cell, RefCell};
 use core::fmt;
 use std::boxed::Box;
+use std::collections::BTreeMap;
 use std::format;
 use std::string::{String, ToString};
 use std::sync::Mutex;
@@ -85,6 +86,8 @@ pub(crate) enum Yield {
     Warp,
     /// Waiting for an mbarrier phase (`spin_on`): resumed in the next pass.
     Spin,
+    /// At a named barrier (`named`).
+    Named,
     /// After reporting a fault; never resumed.
     Fault,
 }
@@ -289,6 +292,8 @@ pub(crate) struct ThreadCtx {
     pub(crate) warp: Cell<WarpSlot>,
     /// The mbarrier (address, parity) the thread waits for while it spins.
     pub(crate) spin_on: Cell<(u32, u32)>,
+    /// The named barrier (id, thread count) the thread waits at.
+    pub(crate) named: Cell<(u32, u32)>,
 }
 
 /// One `cp.async` in flight: its source bytes (read at issue) and where
@@ -350,6 +355,21 @@ pub(crate) fn barrier() {
     suspend(Yield::Barrier)
 }
 
+/// Suspends the current thread at named barrier `id` of `count` threads
+/// (`bar.sync id, count`).
+pub(crate) fn named_barrier(id: u32, count: u32) {
+    let (b, t) = current();
+    let threads = b.block_dim.volume() as u32;
+    if id == 0 || id >= 16 {
+        fault(format!("bar.sync {id}, {count}: named barrier ids are 1..16 (0 is sync_threads')"));
+    }
+    if count == 0 || count % WARP as u32 != 0 || count > threads.next_multiple_of(WARP as u32) {
+        fault(format!("bar.sync {id}, {count}: the count is a multiple of 32 up to the block's {threads} threads"));
+    }
+    t.named.set((id, count));
+    suspend(Yield::Named)
+}
+
 /// Gives control back to the block scheduler with `why`.
 pub(crate) fn suspend(why: Yield) {
     let (_, t) = current();
@@ -370,6 +390,8 @@ enum State {
     AtWarp,
     /// Waiting for an mbarrier phase; resumed in the next pass.
     Spinning,
+    /// Waiting at a named barrier.
+    AtNamed,
     /// Returned.
     Done,
 }
@@ -442,6 +464,7 @@ fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync))
             copies: RefCell::new(AsyncCopies::default()),
             warp: Cell::new(WarpSlot::default()),
             spin_on: Cell::new((0, 0)),
+            named: Cell::new((0, 0)),
         })
         .collect();
     let result = run_threads(&ctx, &threads, thread);
@@ -500,6 +523,10 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                     moved = true;
                 }
                 Ok(CoroutineResult::Yield(Yield::Spin)) => state[i] = State::Spinning,
+                Ok(CoroutineResult::Yield(Yield::Named)) => {
+                    state[i] = State::AtNamed;
+                    moved = true;
+                }
                 Ok(CoroutineResult::Yield(Yield::Fault)) => {
                     fault = ctx.fault.borrow_mut().take();
                     break;
@@ -507,6 +534,11 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 Ok(CoroutineResult::Return(())) => {
                     state[i] = State::Done;
                     moved = true;
+                    if let Some(m) = super::sm90::on_return(ctx, threads[i].linear) {
+                        let t = &threads[i];
+                        fault = Some(block(&format!(", thread ({}, {}, {}): {m}", t.idx[0], t.idx[1], t.idx[2])));
+                        break;
+                    }
                 }
                 Err(p) => {
                     let what = p
@@ -534,7 +566,7 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         // if its wait can never end, the mbarrier check below reports it.
         let mut progressed = false;
         for (w, lanes) in state.chunks_mut(WARP).enumerate() {
-            if !lanes.contains(&State::AtWarp) || lanes.iter().any(|s| matches!(s, State::AtBarrier | State::Spinning)) {
+            if !lanes.contains(&State::AtWarp) || lanes.iter().any(|s| matches!(s, State::AtBarrier | State::Spinning | State::AtNamed)) {
                 continue;
             }
             let waiting = lanes.iter().enumerate().filter(|(_, s)| **s == State::AtWarp).fold(0u32, |m, (l, _)| m | 1 << l);
@@ -550,6 +582,33 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 }
             }
             progressed = true;
+        }
+        // Named barriers: each releases once its count of threads waits.
+        let mut named: BTreeMap<u32, (u32, Vec<usize>)> = BTreeMap::new();
+        for (i, s) in state.iter().enumerate() {
+            if *s == State::AtNamed {
+                let (id, count) = threads[i].named.get();
+                let e = named.entry(id).or_insert((count, Vec::new()));
+                if e.0 != count {
+                    let (a, b) = (&threads[e.1[0]], &threads[i]);
+                    break 'schedule Err(block(&format!(
+                        ": named barrier {id}: thread ({}, {}, {}) waits for {} threads, thread ({}, {}, {}) for {count}",
+                        a.idx[0], a.idx[1], a.idx[2], e.0, b.idx[0], b.idx[1], b.idx[2]
+                    )));
+                }
+                e.1.push(i);
+            }
+        }
+        for (id, (count, waiting)) in named {
+            if waiting.len() as u32 > count {
+                break 'schedule Err(block(&format!(": named barrier {id}: {} threads wait for a count of {count}", waiting.len())));
+            }
+            if waiting.len() as u32 == count {
+                for i in waiting {
+                    state[i] = State::Running;
+                }
+                progressed = true;
+            }
         }
         if progressed {
             continue;
@@ -595,6 +654,18 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 ", warp {w}: divergent warp collective: {} wait at {op} while {} wait at sync_threads",
                 warp::lane_list(mask(State::AtWarp)),
                 warp::lane_list(mask(State::AtBarrier))
+            )));
+        }
+        if let Some(i) = state.iter().position(|s| *s == State::AtNamed) {
+            let t = &threads[i];
+            let (id, count) = t.named.get();
+            let n = state.iter().enumerate().filter(|(j, s)| **s == State::AtNamed && threads[*j].named.get().0 == id).count();
+            break Err(block(&format!(
+                ": deadlock: thread ({}, {}, {}) waits at named barrier {id} with {n} of its {count} threads; the others {}",
+                t.idx[0],
+                t.idx[1],
+                t.idx[2],
+                if state.contains(&State::AtBarrier) { "include threads at sync_threads" } else { "have returned or wait elsewhere" }
             )));
         }
         let waiting = state.iter().filter(|s| **s == State::AtBarrier).count();

@@ -39,6 +39,17 @@ struct Copy {
     bar: u32,
 }
 
+/// A TMA store issued but not yet waited for: the box as read at issue.
+struct Store {
+    /// Issuing thread and its bulk group.
+    tid: u32,
+    group: u32,
+    src: u32,
+    bytes: Vec<u8>,
+    map: EmuTensorMap,
+    coords: [i32; 3],
+}
+
 /// Shared memory read by one unfinished `wgmma` group of a warpgroup.
 struct Read {
     warpgroup: u32,
@@ -54,6 +65,10 @@ pub(crate) struct BlockAsync {
     reads: Vec<Read>,
     /// Per thread: the index of its open `wgmma` group (= groups committed).
     committed: Vec<u32>,
+    /// TMA stores not yet waited for.
+    stores: Vec<Store>,
+    /// Per thread: the index of its open bulk async-group.
+    bulk_committed: Vec<u32>,
     /// Changes to mbarriers (arrivals, transactions, phases): the scheduler
     /// tells a deadlock from a wait that is still making progress.
     progress: u64,
@@ -61,7 +76,15 @@ pub(crate) struct BlockAsync {
 
 impl BlockAsync {
     pub(crate) fn new(threads: usize) -> Self {
-        BlockAsync { mbars: BTreeMap::new(), copies: Vec::new(), reads: Vec::new(), committed: std::vec![0; threads], progress: 0 }
+        BlockAsync {
+            mbars: BTreeMap::new(),
+            copies: Vec::new(),
+            reads: Vec::new(),
+            committed: std::vec![0; threads],
+            stores: Vec::new(),
+            bulk_committed: std::vec![0; threads],
+            progress: 0,
+        }
     }
 
     pub(crate) fn progress(&self) -> u64 {
@@ -169,14 +192,8 @@ pub(crate) unsafe fn fence_proxy_tensormap(maps: Global<TensorMap>, i: usize) {
 /// Issues a TMA copy: reads the box now (zero outside the tensor), checks
 /// the destination, and queues the bytes to land in the next pass.
 pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32) {
-    let map = unsafe { maps.read_unaligned(i) };
-    let Some(m) = EmuTensorMap::decode(&map) else {
-        fault(format!("cp.async.bulk.tensor: tensor map {i} of `{}` is not an emulator tensor map", maps.name()));
-    };
+    let m = emu_map(maps, i, "cp.async.bulk.tensor");
     let es = m.elem_bytes;
-    if m.box_[0] * es != ROW_BYTES {
-        fault(format!("cp.async.bulk.tensor: box rows of {} bytes; the 128-byte swizzle wants 128", m.box_[0] * es));
-    }
     if dst % ATOM_BYTES != 0 {
         fault(format!("cp.async.bulk.tensor: destination byte {dst} is not 1024-byte aligned (128-byte swizzle)"));
     }
@@ -222,6 +239,121 @@ pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, co
         }
         a.copies.push(Copy { dst, bytes, bar });
         Ok(())
+    })
+}
+
+/// The tensor map `maps[i]` of a TMA instruction (`op`), decoded and checked
+/// for the 128-byte swizzle.
+fn emu_map(maps: Global<TensorMap>, i: usize, op: &str) -> EmuTensorMap {
+    let map = unsafe { maps.read_unaligned(i) };
+    let Some(m) = EmuTensorMap::decode(&map) else {
+        fault(format!("{op}: tensor map {i} of `{}` is not an emulator tensor map", maps.name()));
+    };
+    if m.box_[0] * m.elem_bytes != ROW_BYTES {
+        fault(format!("{op}: box rows of {} bytes; the 128-byte swizzle wants 128", m.box_[0] * m.elem_bytes));
+    }
+    m
+}
+
+/// Issues a TMA store: checks the source (aligned, inside shared memory,
+/// written by this block), reads the box now and queues the store on the
+/// thread's open bulk group; [`bulk_wait_group_read`] writes it.
+pub(crate) unsafe fn tma_store_3d(src: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3]) {
+    const OP: &str = "cp.async.bulk.tensor (store)";
+    let m = emu_map(maps, i, OP);
+    if src % ATOM_BYTES != 0 {
+        fault(format!("{OP}: source byte {src} is not 1024-byte aligned (128-byte swizzle)"));
+    }
+    let n = m.box_[0] * m.box_[1] * m.box_[2] * m.elem_bytes;
+    check_shared(src, n, &format!("{OP} source"));
+    let (b, t) = current();
+    let bytes = {
+        let mut sh = b.shared.borrow_mut();
+        if !sh.initialised(src as usize, n as usize) {
+            drop(sh);
+            fault(format!("{OP}: source bytes {src}..{} include shared memory this block never wrote", src + n));
+        }
+        // SAFETY: inside shared memory (checked).
+        unsafe { core::slice::from_raw_parts(sh.bytes().add(src as usize), n as usize) }.to_vec()
+    };
+    let tid = t.linear;
+    with_async(|a| {
+        let group = a.bulk_committed[tid as usize];
+        a.stores.push(Store { tid, group, src, bytes, map: m, coords });
+        Ok(())
+    })
+}
+
+pub(crate) fn bulk_commit_group() {
+    let (_, t) = current();
+    with_async(|a| {
+        a.bulk_committed[t.linear as usize] += 1;
+        Ok(())
+    })
+}
+
+/// Completes the calling thread's stores of groups older than the `N`
+/// most recent: checks that their shared-memory bytes are still those read
+/// at issue, then writes the box's elements inside the tensor.
+pub(crate) fn bulk_wait_group_read<const N: u32>() {
+    let (b, t) = current();
+    let tid = t.linear;
+    let done = with_async(|a| {
+        let below = a.bulk_committed[tid as usize].saturating_sub(N);
+        let (done, keep) = core::mem::take(&mut a.stores).into_iter().partition(|s| s.tid == tid && s.group < below);
+        a.stores = keep;
+        Ok::<Vec<Store>, String>(done)
+    });
+    for st in done {
+        let now = {
+            let mut sh = b.shared.borrow_mut();
+            // SAFETY: checked against the shared size at issue.
+            unsafe { core::slice::from_raw_parts(sh.bytes().add(st.src as usize), st.bytes.len()) }.to_vec()
+        };
+        if let Some(at) = (0..now.len()).find(|&j| now[j] != st.bytes[j]) {
+            fault(format!(
+                "cp.async.bulk.wait_group.read: byte {} of the TMA store from byte {} changed between the store's issue and this wait \
+                 (overwritten before the store had read it)",
+                st.src as usize + at,
+                st.src
+            ));
+        }
+        let (m, es) = (st.map, st.map.elem_bytes);
+        // As an H100 does: the innermost dimension is clipped in whole
+        // 16-byte pieces (a piece holding the last element is written whole).
+        let row_end = ((m.dims[0] * es).next_multiple_of(16) / es) as i64;
+        for z in 0..m.box_[2] {
+            for y in 0..m.box_[1] {
+                for x in 0..m.box_[0] {
+                    let g = [st.coords[0] as i64 + x as i64, st.coords[1] as i64 + y as i64, st.coords[2] as i64 + z as i64];
+                    let ends = [row_end, m.dims[1] as i64, m.dims[2] as i64];
+                    if !(0..3).all(|d| g[d] >= 0 && g[d] < ends[d]) {
+                        continue;
+                    }
+                    let off = g[0] as u64 * es as u64 + g[1] as u64 * m.strides[0] + g[2] as u64 * m.strides[1];
+                    if off + es as u64 > m.len {
+                        fault(format!(
+                            "cp.async.bulk.tensor (store): element ({}, {}, {}) at byte {off} is past the {} bytes of the tensor's buffer",
+                            g[0], g[1], g[2], m.len
+                        ));
+                    }
+                    let at = (tma_box(st.src, x, z * m.box_[1] + y, es) - st.src) as usize;
+                    // SAFETY: inside the buffer the map describes (checked).
+                    let dst = unsafe { core::slice::from_raw_parts_mut((m.base + off) as *mut u8, es as usize) };
+                    dst.copy_from_slice(&st.bytes[at..at + es as usize]);
+                }
+            }
+        }
+    }
+}
+
+/// Called when thread `tid` returns: a fault message when it left TMA
+/// stores it never waited for (their shared memory may be gone before
+/// they read it).
+pub(crate) fn on_return(b: &super::sched::BlockCtx, tid: u32) -> Option<String> {
+    let a = b.hopper.borrow();
+    a.stores.iter().find(|s| s.tid == tid).map(|s| {
+        format!("returned with the TMA store from shared byte {} not waited for (cp.async.bulk.wait_group.read)", s.src)
     })
 }
 

@@ -48,6 +48,15 @@ pub fn sync_threads() {
     unsafe { ptx::_syncthreads() }
 }
 
+/// `bar.sync id, threads`: waits until `threads` threads (whole warps)
+/// have arrived at named barrier `id` (1..16; 0 is [`sync_threads`]'s).
+/// Orders the arriving threads' shared-memory accesses like
+/// [`sync_threads`], among them only.
+#[inline(always)]
+pub fn sync_named(id: u32, threads: u32) {
+    unsafe { core::arch::asm!("bar.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack)) }
+}
+
 /// `__syncwarp()`: `bar.warp.sync` with the full mask; the calling warp's
 /// 32 lanes wait for each other, and their shared-memory accesses before
 /// it are ordered before those after it.
@@ -192,6 +201,17 @@ impl<T: Copy> Shared<T> {
 #[inline(always)]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::f32::math::mul_add(a, b, c)
+}
+
+/// `x`, through an empty `asm!` the compiler may not move or see through:
+/// arithmetic on the result stays where it is written instead of being
+/// hoisted out of a loop (where its results would hold registers for the
+/// whole loop).
+#[inline(always)]
+pub fn opaque_u32(x: u32) -> u32 {
+    let mut x = x;
+    unsafe { core::arch::asm!("// opaque {x}", x = inout(reg32) x, options(nomem, nostack, preserves_flags)) };
+    x
 }
 
 /// `floor(a · b / 2³²)` as one `mul.hi.u32` (LLVM forms it from the 64-bit

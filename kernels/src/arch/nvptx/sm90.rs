@@ -93,6 +93,39 @@ pub(crate) fn wgmma_fence() {
 }
 
 #[inline(always)]
+pub(crate) unsafe fn tma_store_3d(src: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3]) {
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [{m}, {{{x}, {y}, {z}}}], [{s}];",
+            m = in(reg64) maps.ptr.add(i),
+            x = in(reg32) coords[0],
+            y = in(reg32) coords[1],
+            z = in(reg32) coords[2],
+            s = in(reg32) src,
+            options(nostack)
+        )
+    }
+}
+
+#[inline(always)]
+pub(crate) fn bulk_commit_group() {
+    unsafe { asm!("cp.async.bulk.commit_group;", options(nostack)) }
+}
+
+#[inline(always)]
+pub(crate) fn bulk_wait_group_read<const N: u32>() {
+    macro_rules! wait {
+        ($($k:literal)*) => {
+            match N {
+                $($k => unsafe { asm!(concat!("cp.async.bulk.wait_group.read ", $k, ";"), options(nostack)) },)*
+                _ => unsafe { asm!("cp.async.bulk.wait_group.read 0;", options(nostack)) },
+            }
+        };
+    }
+    wait!(0 1 2 3 4 5 6 7);
+}
+
+#[inline(always)]
 pub(crate) fn wgmma_commit_group() {
     unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack)) }
 }

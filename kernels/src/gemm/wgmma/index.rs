@@ -4,7 +4,7 @@
 //! persistent block walks. The kernel calls these functions; the tests
 //! check that the descriptors see every element where TMA put it.
 
-use crate::layout::wgmma::{SmemDesc, ATOM_BYTES, ROW_BYTES, WGMMA_K16, WGMMA_M};
+use crate::layout::wgmma::{tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, WGMMA_K16, WGMMA_M};
 
 /// `k` per stage of 16-bit elements: one 128-byte swizzled row.
 pub const BK: usize = bk(2);
@@ -41,9 +41,39 @@ pub const EMPTY_ARRIVALS: u32 = (CONSUMERS * 4) as u32;
 /// Block tile rows: 64 per consumer warpgroup.
 pub const BM: usize = WGMMA_M as usize * CONSUMERS;
 
+/// Buffers of the store epilogue per consumer: a chunk is written while
+/// the previous one's TMA store still reads the other.
+pub const EPI_BUFFERS: usize = 2;
+
+/// Bytes of one epilogue buffer: a chunk of a consumer's results, 64 rows
+/// ([`WGMMA_M`]) of 128 bytes (one swizzled row: 64 16-bit or 32 f32
+/// columns), the box of `C`'s tensor map.
+pub const EPI_BYTES: usize = WGMMA_M as usize * ROW_BYTES as usize;
+
+/// Columns of `C` in one epilogue chunk for outputs of `es` bytes.
+pub const fn epi_cols(es: usize) -> usize {
+    ROW_BYTES as usize / es
+}
+
+/// The TMA box of `C` (innermost first): one epilogue chunk.
+pub const fn epi_box(es: usize) -> [u32; 3] {
+    [epi_cols(es) as u32, WGMMA_M, 1]
+}
+
+/// Where element `(row, col)` of an epilogue chunk (`col < epi_cols(es)`)
+/// goes in the buffer at `buf` (1024-byte aligned): TMA's 128-byte
+/// swizzle, so that a store reads it back as the box. The eight rows one
+/// store instruction of a warp writes (`d_fragment`: rows `lane / 4`, the
+/// same 16 or 32 bytes of each) land in eight different 16-byte columns.
+#[inline(always)]
+pub const fn epi_at(buf: u32, row: u32, col: u32, es: u32) -> u32 {
+    tma_box(buf, col, row, es)
+}
+
 /// Where a block's shared memory goes, from a 1024-byte aligned `base`:
 /// `stages` stages of the `A` tile (`BM × BK`) then the `B` tile
-/// (`BN × BK`), then the `full` and `empty` mbarriers of each stage.
+/// (`BN × BK`), then the epilogue buffers ([`EPI_BUFFERS`] per consumer),
+/// then the `full` and `empty` mbarriers of each stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmemPlan {
     /// Block tile columns.
@@ -75,10 +105,15 @@ impl SmemPlan {
     pub const fn b(&self, s: usize) -> usize {
         self.a(s) + self.a_bytes()
     }
+    /// Offset of epilogue buffer `b` of consumer `g`.
+    #[inline(always)]
+    pub const fn epi(&self, g: usize, b: usize) -> usize {
+        self.stages * self.stage_bytes() + (g * EPI_BUFFERS + b) * EPI_BYTES
+    }
     /// Offset of the mbarrier stage `s`'s copies complete on.
     #[inline(always)]
     pub const fn full(&self, s: usize) -> usize {
-        self.stages * self.stage_bytes() + 8 * s
+        self.epi(CONSUMERS, 0) + 8 * s
     }
     /// Offset of the mbarrier the consumers release stage `s` on.
     #[inline(always)]
@@ -176,7 +211,7 @@ pub const GROUP: usize = 8;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::wgmma::tma_box;
+    use crate::layout::wgmma::{d_fragment, WARPGROUP};
     use proptest::prelude::*;
     use std::collections::HashSet;
 
@@ -258,6 +293,13 @@ mod tests {
                 assert_eq!(p.full(s) % 8, 0);
                 assert!(p.empty(s) >= p.full(stages - 1) + 8);
             }
+            for g in 0..CONSUMERS {
+                for b in 0..EPI_BUFFERS {
+                    assert_eq!(p.epi(g, b) % ATOM_BYTES as usize, 0);
+                    assert!(p.epi(g, b) >= p.a(stages) && p.epi(g, b) + EPI_BYTES <= p.full(0));
+                }
+            }
+            assert_eq!(p.epi(CONSUMERS - 1, EPI_BUFFERS - 1) + EPI_BYTES, p.full(0));
             assert!(p.shared_bytes() <= 227 * 1024, "{bn} {stages}: {}", p.shared_bytes());
             // The boxes of one stage deliver exactly the stage's bytes.
             for (mn, es) in [(false, 2usize), (true, 2), (false, 4)] {
@@ -269,6 +311,45 @@ mod tests {
         assert_eq!(align_base(0), 0);
         assert_eq!(align_base(1), 1024);
         assert_eq!(align_base(1024 + 16), 2048);
+    }
+
+    /// The epilogue: for both output sizes, the fragments of a warpgroup
+    /// fill each chunk's buffer exactly once (every byte the TMA store reads
+    /// is written), and each warp store instruction (one register pair of
+    /// the 32 lanes) touches each 4-byte bank at most `ceil(bytes / 128)`
+    /// times: as few shared-memory wavefronts as its bytes need.
+    #[test]
+    fn epilogue_chunks_are_filled_once_without_bank_conflicts() {
+        for (es, bn) in [(2u32, 256u32), (2, 128), (4, 256), (4, 128)] {
+            let cols = epi_cols(es as usize) as u32;
+            let pair_regs = cols / 2;
+            for q in 0..bn / cols {
+                let mut bytes = std::vec![0u8; EPI_BYTES];
+                for reg in (q * pair_regs..(q + 1) * pair_regs).step_by(2) {
+                    for w in 0..4 {
+                        let mut banks = [0u32; 32];
+                        for lane in 0..32 {
+                            let t = 32 * w + lane;
+                            let (row, col) = d_fragment(t, reg);
+                            assert_eq!(d_fragment(t, reg + 1), (row, col + 1));
+                            assert!(col >= q * cols && col + 1 < (q + 1) * cols, "es {es} reg {reg}");
+                            let at = epi_at(0, row, col - q * cols, es);
+                            assert_eq!(epi_at(0, row, col + 1 - q * cols, es), at + es, "a pair is contiguous");
+                            for x in at..at + 2 * es {
+                                bytes[x as usize] += 1;
+                            }
+                            for word in (at / 4)..(at + 2 * es) / 4 {
+                                banks[(word % 32) as usize] += 1;
+                            }
+                        }
+                        let wavefronts = (32 * 2 * es).div_ceil(128);
+                        assert!(banks.iter().all(|&n| n <= wavefronts), "es {es} reg {reg} warp {w}: {banks:?}");
+                    }
+                }
+                assert!(bytes.iter().all(|&n| n == 1), "es {es} bn {bn} chunk {q}");
+            }
+            assert_eq!(WARPGROUP * pair_regs * es, EPI_BYTES as u32);
+        }
     }
 
     /// A persistent walk visits every tile of every batch once, in bounds.

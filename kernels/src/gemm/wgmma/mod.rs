@@ -35,27 +35,31 @@
 //!   the parts write f32 partial sums, and a reduction pass
 //!   ([`super::mma::gemm_splitk_reduce_f32`] and its siblings) adds them
 //!   in order and applies the epilogue.
-//! * **Epilogue** straight from the accumulator fragment
-//!   ([`crate::layout::wgmma::d_fragment`]): `α·acc + β·C + bias[col]`,
-//!   then the activation, two adjacent columns per store, predicated at
-//!   the edges; tiles wholly inside `C` take a short path without tests,
-//!   and on the `128 × 256` tile with a 16-bit output and nothing but `α`
-//!   the rounded results are held in registers and stored during the next tile's
-//!   first k-steps, while the tensor cores compute.
+//! * **Epilogue through TMA stores** ([`epilogue_tma`]): `α·acc + β·C +
+//!   bias[col]`, then the activation, written from the accumulator
+//!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
+//!   swizzled shared-memory buffers, 128 bytes of each row at a time, and
+//!   stored by TMA (clipped at `C`'s edges) while the consumers go on to
+//!   the next tile. Where `C` is not 16-byte aligned for TMA, [`epilogue`]
+//!   stores straight from the fragment, two adjacent columns per store,
+//!   predicated at the edges (tiles wholly inside `C` without tests).
 //!
 //! The kernels are one table, [`wgmma_table!`](crate::wgmma_table).
 
 pub mod index;
 
-use self::index::{align_base, bk, box_dims, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, EMPTY_ARRIVALS, KSTEPS, THREADS};
+use self::index::{
+    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, EMPTY_ARRIVALS, EPI_BUFFERS,
+    KSTEPS, THREADS,
+};
 use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
-    fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
+    bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
-    wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, TensorMap,
+    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, TensorMap,
 };
-use crate::arch::{block_idx_x, dynamic_shared, fma, grid_dim_x, sync_threads, thread_idx_x, Global};
+use crate::arch::{block_idx_x, dynamic_shared, fma, grid_dim_x, opaque_u32, sync_named, sync_threads, thread_idx_x, Global};
 use crate::launch::LaunchConfig;
 use crate::layout::wgmma::{d_fragment, WARPGROUP, WGMMA_M};
 use crate::variant_family;
@@ -64,6 +68,8 @@ use crate::variant_family;
 pub const MAP_A: usize = 0;
 /// Index of `B`'s tensor map.
 pub const MAP_B: usize = 1;
+/// Index of `C`'s tensor map (present when [`WgmmaParams::store_map`] is set).
+pub const MAP_C: usize = 2;
 
 /// The problem, passed by value (`#[repr(C)]`, the same struct on host
 /// and device). The operands themselves reach the kernel only through
@@ -92,6 +98,11 @@ pub struct WgmmaParams {
     /// `C`): part `s` of batch index `z` goes to `C + (z·splits + s)·stride_c`,
     /// and a reduction pass sums the parts in order.
     pub splits: u32,
+    /// 1: `maps[MAP_C]` is `C`'s tensor map (box [`index::epi_box`], the
+    /// third dimension the matrices of `C`, parts included), and results
+    /// go to `C` through shared memory and TMA stores. 0: straight from
+    /// the accumulators (`C` not 16-byte aligned for TMA).
+    pub store_map: u32,
 }
 
 /// A configuration of the engine (all compile-time in the kernel).
@@ -209,12 +220,13 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     let wg = t / WARPGROUP as usize;
     let base = align_base(dynamic_shared::<u8>().addr());
     let at = |off: usize| base + off as u32;
-    let (m, n, k) = (p.g.m as usize, p.g.n as usize, p.g.k as usize);
-    let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
+    // Tile counts from 32-bit arithmetic (their upper halves are then known
+    // zeros: 64-bit ones took uniform registers ptxas spilled).
+    let (tiles_m, tiles_n) = (p.g.m.div_ceil(BM as u32) as usize, p.g.n.div_ceil(BN as u32) as usize);
     let splits = (p.splits as usize).max(1);
     // Work units: every part of `k` of every tile.
     let units = tiles_m * tiles_n * p.batch as usize * splits;
-    let ktiles = k.div_ceil(bk(I::BYTES));
+    let ktiles = p.g.k.div_ceil(bk(I::BYTES) as u32) as usize;
     unsafe {
         if t == 0 {
             for s in 0..ST {
@@ -264,9 +276,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let tw = t % WARPGROUP as usize;
             let lane = tw % 32;
             let mut acc = [0u32; R];
-            // The last tile's rounded results, when its stores are deferred
-            // (see [`Held`]).
-            let mut held = Held::<O, R>::new();
+            let tma = p.store_map != 0;
             let mut it = 0usize;
             let mut unit = block_idx_x() as usize;
             while unit < units {
@@ -283,8 +293,6 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > k0 || j > 0);
                     }
                     wgmma_commit_group();
-                    // While the tensor cores work: some of the last tile's stores.
-                    held.store(c, p.g.ldc as usize, tw, Held::<O, R>::PER_STEP);
                     // The previous stage's group is done: release its stage.
                     wgmma_wait_group::<1, R>(&mut acc);
                     if kt > k0 && lane == 0 {
@@ -299,102 +307,166 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 if k1 == k0 {
                     acc = [0; R];
                 }
-                held.store(c, p.g.ldc as usize, tw, usize::MAX);
                 let base = (z * splits + part) * p.stride_c as usize;
                 let origin = (m0 + 64 * g, n0);
-                if !held.hold(&p, &acc, base, origin) {
-                    held.forget();
+                if tma {
+                    let zc = z * splits + part;
+                    epilogue_tma::<O, R>(&p, maps, c, bias, &acc, (base, zc), origin, tw, g, plan);
+                } else {
                     epilogue::<O, R>(&p, c, bias, &acc, base, origin, tw);
                 }
                 unit += grid_dim_x() as usize;
             }
-            held.store(c, p.g.ldc as usize, tw, usize::MAX);
+            if tma && tw == 0 {
+                // The last stores read their buffers before the block's
+                // shared memory goes.
+                bulk_wait_group_read::<0>();
+            }
         }
     }
 }
 
-/// A tile's results held in registers, rounded to a 16-bit output, until
-/// the next tile's first k-steps store them: the stores then run while the
-/// tensor cores compute, instead of between two tiles where nothing does.
-/// Only for the `128 × 256` tile (`R = 128`: on the `128 × 128` tile, half
-/// the math per k-step, the stores slowed its k-loop down), tiles on
-/// [`epilogue`]'s plain short path (wholly inside `C`, every pair aligned,
-/// `β = 0`, no bias, no activation) and 16-bit outputs (one register per
-/// pair: `R / 2` registers beside the `R` accumulators; an f32 output would
-/// need `R`).
-struct Held<O: Value, const R: usize> {
-    /// Pair `i` (registers `2i`, `2i + 1` of the accumulator fragment),
-    /// rounded; the first `R / 2` entries are used.
-    pairs: [O::Pair; R],
-    /// Where the tile's matrix starts in `C` and the warpgroup's origin.
-    base: usize,
+/// Named barrier of consumer `g`'s 128 threads (0 is `sync_threads`).
+const fn epi_barrier(g: usize) -> u32 {
+    1 + g as u32
+}
+
+/// A consumer's `64 × 2R` results to `C` through shared memory: chunk by
+/// chunk (64 rows of 128 bytes, [`epi_cols`] columns), each thread writes
+/// its fragment's `act(α·acc + β·C + bias[col])` into the chunk's buffer
+/// in TMA's swizzled layout ([`epi_at`]), and thread 0 of the warpgroup
+/// issues one TMA store of the chunk, which TMA clips at `C`'s edges.
+///
+/// The stores run while the consumer goes on to the next tile: its writes
+/// leave as whole 128-byte lines instead of the 16-byte pieces of eight
+/// rows a fragment store instruction writes, which filled the L2's
+/// request queue on short-`k` problems. Two buffers alternate, chunk `q`
+/// in buffer `q % 2` (a tile has an even number of chunks, so the order
+/// goes on across tiles; [`bulk_wait_group_read`] of all but the last
+/// store frees the buffer about to be written);
+/// a named barrier of the warpgroup before a buffer is written (its old
+/// store has read it) and after (every thread's bytes are in, fenced for
+/// the async proxy) orders them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn epilogue_tma<O: Value, const R: usize>(
+    p: &WgmmaParams,
+    maps: Global<TensorMap>,
+    c: Global<O>,
+    bias: Global<f32>,
+    acc: &[u32; R],
+    (base, zc): (usize, usize),
     origin: (usize, usize),
-    /// The next group of 16 registers to store; `R / 16` when none is left.
-    next: usize,
+    tw: usize,
+    g: usize,
+    plan: SmemPlan,
+) {
+    let plain = short_path::<R>(p, base, origin).1;
+    // The fragment's shared-memory addresses are computed here, per tile:
+    // hoisted out of the tile loop they held registers through the k-loop
+    // (ptxas spilled).
+    let tw = opaque_u32(tw as u32) as usize;
+    let sh_base = opaque_u32(align_base(dynamic_shared::<u8>().addr()));
+    let bufs: [u32; EPI_BUFFERS] = core::array::from_fn(|b| sh_base + plan.epi(g, b) as u32);
+    // Registers per chunk (two per pair of columns); a multiple of 16.
+    let per_chunk = epi_cols(O::BYTES) / 2;
+    const { assert!(EPI_BUFFERS == 2 && (2 * R / epi_cols(O::BYTES)) % 2 == 0, "chunk q goes to buffer q % 2 across tiles") };
+    macro_rules! groups {
+        ($($g:literal)*) => {$(
+            if $g < R {
+                if $g % per_chunk == 0 {
+                    if tw == 0 {
+                        bulk_wait_group_read::<1>();
+                    }
+                    sync_named(epi_barrier(g), WARPGROUP);
+                }
+                let buf = bufs[($g / per_chunk) % EPI_BUFFERS];
+                let vals = if plain {
+                    group_alpha::<R, $g>(p.g.alpha, acc)
+                } else {
+                    unsafe { group_values::<O, R, $g>(p, c, bias, acc, base, origin, tw) }
+                };
+                let col0 = ($g / per_chunk) * epi_cols(O::BYTES);
+                let sh = dynamic_shared::<O::Pair>();
+                for (pair, v) in vals.iter().enumerate() {
+                    let (row, col) = d_fragment(tw as u32, ($g + 2 * pair) as u32);
+                    let at = epi_at(buf, row, col - col0 as u32, O::BYTES as u32);
+                    // SAFETY: inside the buffer (`epi_at` of a chunk's
+                    // element), aligned for a pair.
+                    unsafe { sh.store_vec::<O::Pair>(((at - sh.addr()) as usize) / core::mem::size_of::<O::Pair>(), O::pair(*v)) };
+                }
+                if ($g + 16) % per_chunk == 0 {
+                    fence_proxy_async_shared();
+                    sync_named(epi_barrier(g), WARPGROUP);
+                    if tw == 0 {
+                        let xyz = [(origin.1 + col0) as i32, origin.0 as i32, zc as i32];
+                        // SAFETY: the buffer is fully written and fenced
+                        // (the barrier above); the map is `C`'s.
+                        unsafe { tma_store_3d(buf, maps, MAP_C, xyz) };
+                        bulk_commit_group();
+                    }
+                }
+            }
+        )*};
+    }
+    groups!(0 16 32 48 64 80 96 112);
 }
 
-impl<O: Value, const R: usize> Held<O, R> {
-    /// Groups stored per k-step of the next tile.
-    const PER_STEP: usize = 2;
+/// `α·acc` of registers `G..G + 16`, as pairs.
+#[inline(always)]
+fn group_alpha<const R: usize, const G: usize>(alpha: f32, acc: &[u32; R]) -> [[f32; 2]; 8] {
+    core::array::from_fn(|pair| [f32::from_bits(acc[G + 2 * pair]), f32::from_bits(acc[G + 2 * pair + 1])].map(|x| alpha * x))
+}
 
-    #[inline(always)]
-    fn new() -> Self {
-        Held { pairs: [O::pair([0.0; 2]); R], base: 0, origin: (0, 0), next: R / 16 }
-    }
-
-    /// Holds `α·acc` when the tile takes the deferred path; false when the
-    /// caller must run [`epilogue`] now. Any earlier tile's stores are done.
-    #[inline(always)]
-    fn hold(&mut self, p: &WgmmaParams, acc: &[u32; R], base: usize, origin: (usize, usize)) -> bool {
-        if R != 128 || O::BYTES != 2 || short_path::<R>(p, base, origin) != (true, true) {
-            return false;
-        }
-        let alpha = p.g.alpha;
-        for i in 0..R / 2 {
-            self.pairs[i] = O::pair([alpha * f32::from_bits(acc[2 * i]), alpha * f32::from_bits(acc[2 * i + 1])]);
-        }
-        (self.base, self.origin, self.next) = (base, origin, 0);
-        true
-    }
-
-    /// Drops the (already stored) results: constants in their place free
-    /// their registers for [`epilogue`], which would spill beside them.
-    #[inline(always)]
-    fn forget(&mut self) {
-        *self = Self::new();
-    }
-
-    /// Stores up to `groups` of the held groups of 16 registers (groups
-    /// `next .. end`). One range test per group, in straight-line code: a
-    /// `match` on `next` compiled to a jump table whose constant-bank load
-    /// stalled every group (ncu: a third of the stall samples at k = 64).
-    #[inline(always)]
-    fn store(&mut self, c: Global<O>, ldc: usize, tw: usize, groups: usize) {
-        let (next, all) = (self.next, R / 16);
-        // `all - next` cannot underflow (`next <= all`); `groups` may be `usize::MAX`.
-        let end = if groups >= all - next { all } else { next + groups };
-        macro_rules! arms {
-            ($($i:literal)*) => {$(
-                if 16 * $i < R && next <= $i && $i < end {
-                    self.store_group::<{ 16 * $i }>(c, ldc, tw)
-                }
-            )*};
-        }
-        arms!(0 1 2 3 4 5 6 7);
-        self.next = end;
-    }
-
-    /// Registers `G..G + 16`: eight aligned pair stores.
-    #[inline(always)]
-    fn store_group<const G: usize>(&self, c: Global<O>, ldc: usize, tw: usize) {
+/// `act(α·acc + β·C + bias[col])` of registers `G..G + 16`, as pairs.
+/// `C` and the bias are read at positions clamped into `C` (what lies
+/// outside is never stored): loads without a bounds branch, all issued
+/// before the first is used (each behind its own branch, they waited out
+/// their latency one by one).
+#[inline(always)]
+unsafe fn group_values<O: Value, const R: usize, const G: usize>(
+    p: &WgmmaParams,
+    c: Global<O>,
+    bias: Global<f32>,
+    acc: &[u32; R],
+    base: usize,
+    (r0, c0): (usize, usize),
+    tw: usize,
+) -> [[f32; 2]; 8] {
+    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    let mut vals = group_alpha::<R, G>(p.g.alpha, acc);
+    // The pair's row and its two columns, clamped into `C`.
+    let at = |pair: usize| {
+        let (dr, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
+        let (row, col) = (r0 + dr as usize, c0 + dc as usize);
+        (row.min(m - 1), [col.min(n - 1), (col + 1).min(n - 1)])
+    };
+    if p.g.beta != 0.0 {
+        let mut old = [[0.0f32; 2]; 8];
         for pair in 0..8 {
-            let reg = G + 2 * pair;
-            let (_, _, o) = pair_at(tw, reg, self.base, self.origin, ldc);
-            // SAFETY: `hold` checked that the tile is inside `C` and every
-            // pair aligned.
-            unsafe { c.write_vec::<O::Pair>(o, self.pairs[reg / 2]) };
+            let (row, [c0, c1]) = at(pair);
+            unsafe { old[pair] = [c.read(base + row * ldc + c0).to_f32(), c.read(base + row * ldc + c1).to_f32()] };
+        }
+        for pair in 0..8 {
+            vals[pair] = [fma(p.g.beta, old[pair][0], vals[pair][0]), fma(p.g.beta, old[pair][1], vals[pair][1])];
         }
     }
+    if p.has_bias != 0 {
+        let mut b = [[0.0f32; 2]; 8];
+        for pair in 0..8 {
+            let (_, [c0, c1]) = at(pair);
+            unsafe { b[pair] = [bias.read(c0), bias.read(c1)] };
+        }
+        for pair in 0..8 {
+            vals[pair] = [vals[pair][0] + b[pair][0], vals[pair][1] + b[pair][1]];
+        }
+    }
+    if p.activation != ACT_NONE {
+        for v in vals.iter_mut() {
+            *v = v.map(|x| activate(p.activation, x));
+        }
+    }
+    vals
 }
 
 /// One consumer thread's accumulators to `C`: `act(α·acc + β·C +

@@ -1,0 +1,145 @@
+//! Named barriers and TMA stores in the emulator: each works as
+//! documented, and each planted misuse (a barrier count that never fills,
+//! mismatched counts, a store's buffer overwritten before the store has
+//! read it, a store issued from unwritten bytes, a thread that returns
+//! without waiting for its stores) is reported.
+
+use super::{launch, Dim3, EmuError, LaunchSpec};
+use crate::arch::sm90::{bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, tma_store_3d, EmuTensorMap, TensorMap};
+use crate::arch::*;
+use crate::kernel;
+use crate::layout::wgmma::tma_box;
+use std::string::String;
+use std::vec;
+use std::vec::Vec;
+
+fn spec(kernel: &'static str, block: u32, shared: usize) -> LaunchSpec {
+    LaunchSpec { kernel, grid: Dim3 { x: 1, y: 1, z: 1 }, block: Dim3 { x: block, y: 1, z: 1 }, shared_bytes: shared }
+}
+
+fn fault<T: core::fmt::Debug>(r: Result<T, EmuError>) -> String {
+    match r {
+        Err(EmuError::Fault(m)) => m,
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+fn global<T: Copy>(v: &mut [T], name: &'static str) -> Global<T> {
+    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
+}
+
+kernel! {
+    /// Warps 0–1 and warps 2–3 each pass a value through a named barrier of
+    /// their own (ids 1 and 2, 64 threads); `count` is the barriers' count
+    /// (64 is correct); with `mismatch`, warp 1 names a count of 96.
+    pub fn named_pairs(out: Global<u32>, count: u32, mismatch: u32) {
+        let t = thread_idx_x();
+        let pair = t / 64;
+        if t % 64 == 0 {
+            out.write(pair as usize, 10 + pair);
+        }
+        let n = if mismatch != 0 && t / 32 == 1 { 96 } else { count };
+        sync_named(1 + pair, n);
+        if t % 64 == 63 {
+            out.write(2 + pair as usize, out.read(pair as usize) + 1);
+        }
+    }
+}
+
+fn run_named(count: u32, mismatch: u32) -> Result<Vec<u32>, EmuError> {
+    let mut out = vec![0u32; 4];
+    let o = global(&mut out, "out");
+    launch(spec("named_pairs", 128, 0), &|| unsafe { named_pairs(o, count, mismatch) })?;
+    Ok(out)
+}
+
+#[test]
+fn named_barriers_release_their_threads_only_and_report_misuse() {
+    assert_eq!(run_named(64, 0).unwrap_or_else(|e| panic!("{e}")), vec![10, 11, 11, 12]);
+    let m = fault(run_named(96, 0));
+    assert!(m.contains("deadlock") && m.contains("named barrier"), "{m}");
+    let m = fault(run_named(64, 1));
+    assert!(m.contains("named barrier 1") && m.contains("96"), "{m}");
+    let m = fault(run_named(40, 0));
+    assert!(m.contains("multiple of 32"), "{m}");
+}
+
+/// The store's box: 32 f32 × 8 rows (one 1024-byte swizzle atom).
+const BOX: [u32; 3] = [32, 8, 1];
+/// The tensor: 37 × 5 f32 (rows of 40), so a box at (16, 2) is clipped on
+/// both sides.
+const DIMS: [u32; 3] = [37, 5, 1];
+const LD: usize = 40;
+
+kernel! {
+    /// 32 threads fill a box in shared memory (element `(x, y)` holds
+    /// `1000·y + x`, TMA's swizzle), thread 0 stores it at `(16, 2)`.
+    /// `bug`: 1 no wait before returning, 2 the buffer rewritten after the
+    /// store was issued, before its wait, 3 the store issued before the
+    /// buffer is written.
+    pub fn store_box(maps: Global<TensorMap>, bug: u32) {
+        let t = thread_idx_x();
+        let sh = dynamic_shared::<f32>();
+        let base = sh.addr();
+        let fill = |v: f32| {
+            for y in 0..BOX[1] {
+                let x = t;
+                let at = tma_box(base, x, y, 4);
+                sh.store(((at - base) / 4) as usize, v + (1000 * y + x) as f32);
+            }
+        };
+        if bug != 3 {
+            fill(0.0);
+        }
+        fence_proxy_async_shared();
+        sync_threads();
+        if t == 0 {
+            tma_store_3d(base, maps, 0, [16, 2, 0]);
+            bulk_commit_group();
+        }
+        if bug == 2 {
+            fill(0.5);
+        }
+        if t == 0 && bug != 1 {
+            bulk_wait_group_read::<0>();
+        }
+    }
+}
+
+fn run_store(bug: u32) -> Result<Vec<f32>, EmuError> {
+    let mut c = vec![-1.0f32; LD * DIMS[1] as usize];
+    let map = EmuTensorMap {
+        base: c.as_mut_ptr() as u64,
+        len: (c.len() * 4) as u64,
+        elem_bytes: 4,
+        dims: DIMS,
+        strides: [(LD * 4) as u64, (LD * 4 * DIMS[1] as usize) as u64],
+        box_: BOX,
+    };
+    let mut maps = vec![map.encode()];
+    let m = global(&mut maps, "maps");
+    launch(spec("store_box", 32, 1024), &|| unsafe { store_box(m, bug) })?;
+    Ok(c)
+}
+
+#[test]
+fn a_tma_store_writes_the_box_inside_the_tensor_only() {
+    let c = run_store(0).unwrap_or_else(|e| panic!("{e}"));
+    for y in 0..DIMS[1] as usize {
+        for x in 0..LD {
+            let inside = (2..2 + BOX[1] as usize).contains(&y) && (16..DIMS[0] as usize).contains(&x);
+            let want = if inside { (1000 * (y - 2) + (x - 16)) as f32 } else { -1.0 };
+            assert_eq!(c[y * LD + x], want, "({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn tma_store_misuse_is_reported() {
+    let m = fault(run_store(1));
+    assert!(m.contains("not waited for"), "{m}");
+    let m = fault(run_store(2));
+    assert!(m.contains("changed between"), "{m}");
+    let m = fault(run_store(3));
+    assert!(m.contains("never wrote"), "{m}");
+}
