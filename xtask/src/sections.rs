@@ -291,8 +291,9 @@ const SPLITK26: &str = "2026-11-26-h100-final";
 /// into the next tile): the tensor-core rows, one run.
 const EPI26: &str = "2026-11-26-h100-epilogue";
 const H200W26: &str = "2026-11-26-h200-wgmma";
-/// tf32 on the wgmma engine (operands staged rounded and k-major).
-const TF32W26: &str = "2026-11-26-h100-tf32";
+/// The wgmma engine with its TMA-store epilogue: the tensor-core rows,
+/// batches, decode and tf32, two calls of one build.
+const TMA26: &str = "2026-11-26-h100-tma-store";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -316,6 +317,10 @@ const MLP: &[&str] = &["4096×14336×4096"];
 const SHALLOW: &[&str] = &["8192×8192×1024"];
 const DECODE: &[&str] = &["1×8192×8192", "16×8192×8192", "64×14336×4096", "64×8192×8192"];
 const ODD: &[&str] = &["4093×4099×4091"];
+const BATCH_K64: &[&str] = &["64×1024×1024×64 (Bᵀ)"];
+const BATCH_128: &[&str] = &["512×128×128×128"];
+const BATCH_512: &[&str] = &["64×512×512×512"];
+const BATCH_HEADS: &[&str] = &["256×256×1024×64 (Bᵀ)"];
 
 /// One tensor-core row: Auto, wgmma 128x256, mma.sync 128x128, cuBLAS.
 macro_rules! tc_row {
@@ -434,26 +439,30 @@ pub const TABLES: &[Table] = &[
         header: &["types", "shape", "Auto", "wgmma 128x256", "mma.sync 128x128", "cuBLAS TFLOP/s"],
         align: "llrrrr",
         rows: &[
-            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[EPI26]),
-            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[EPI26]),
-            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[EPI26]),
-            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[EPI26]),
-            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[EPI26]),
-            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[EPI26]),
-            tc_row!("bf16→bf16", "2048³", "bf16→bf16", C2048, &[EPI26]),
-            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[EPI26]),
-            tc_decode_row!(&[R25], " (split-K)"),
+            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[TMA26]),
+            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[TMA26]),
+            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[TMA26]),
+            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[TMA26]),
+            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[TMA26]),
+            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[TMA26]),
+            tc_row!("f16→f16", "2048³", "f16→f16", C2048, &[TMA26]),
+            tc_row!("f16→f16", "1024³", "f16→f16", C1024, &[TMA26]),
+            tc_row!("bf16→bf16, batch of 64, `B` stored transposed", "1024×1024×64", "bf16→bf16", BATCH_K64, &[TMA26]),
+            tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[TMA26]),
+            tc_row!("bf16→bf16, batch of 64", "512³", "bf16→bf16", BATCH_512, &[TMA26]),
+            tc_row!("bf16→bf16, batch of 256, `B` stored transposed", "256×1024×64", "bf16→bf16", BATCH_HEADS, &[TMA26]),
+            tc_decode_row!(&[TMA26], " (split-K)"),
             tc_odd_row!(&[EPI26]),
-            tc_row!("tf32", "8192³", "tf32", C8192, &[TF32W26]),
-            tc_row!("tf32", "4096³", "tf32", C4096, &[TF32W26]),
-            tc_row!("tf32, `B` stored transposed", "8192³", "tf32 Bᵀ", C8192, &[TF32W26]),
-            tc_row!("tf32, `B` stored transposed", "4096³", "tf32 Bᵀ", C4096, &[TF32W26]),
-            tc_row!("tf32", "4093×4099×4091", "tf32", ODD, &[TF32W26]),
+            tc_row!("tf32", "8192³", "tf32", C8192, &[TMA26]),
+            tc_row!("tf32", "4096³", "tf32", C4096, &[TMA26]),
+            tc_row!("tf32, `B` stored transposed", "8192³", "tf32 Bᵀ", C8192, &[TMA26]),
+            tc_row!("tf32, `B` stored transposed", "4096³", "tf32 Bᵀ", C4096, &[TMA26]),
+            tc_row!("tf32", "4093×4099×4091", "tf32", ODD, &[TMA26]),
         ],
         note: "Columns: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs \
                (wgmma on Hopper, a tile per shape; tf32 operands staged rounded and k-major first, inside the time); \
                decode rows are GB/s against a device copy of B. \
-               Runs: the 2026-11-26 epilogue run (one run) but decode (2026-11-25) and tf32 (the 2026-11-26 tf32 run).",
+               Runs: the 2026-11-26 TMA-store build (two calls of one build) but the odd-shape row (the 2026-11-26 epilogue run).",
     },
     Table {
         name: "tensor-cores-h200",
@@ -988,17 +997,18 @@ pub const TABLES: &[Table] = &[
         header: &["types", "shape", "wgmma 128x256 (Hopper)", "mma.sync 128x128"],
         align: "llrr",
         rows: &[
-            tc_readme_row!("bf16 → bf16", "8192³", "bf16→bf16", C8192, &[EPI26]),
-            tc_readme_row!("bf16 → bf16", "4096³", "bf16→bf16", C4096, &[EPI26]),
-            tc_readme_row!("bf16 → bf16", "4096 × 14336 × 4096", "bf16→bf16", MLP, &[EPI26]),
-            tc_readme_row!("bf16 → bf16", "8192 × 8192 × 1024", "bf16→bf16", SHALLOW, &[EPI26]),
-            tc_readme_row!("bf16 → f32", "8192³", "bf16→f32", C8192, &[EPI26]),
-            tc_readme_row!("f16 → f16", "8192³", "f16→f16", C8192, &[EPI26]),
-            tc_readme_row!("tf32 → f32", "8192³", "tf32", C8192, &[TF32W26]),
-            tc_readme_row!("tf32 → f32", "4096³", "tf32", C4096, &[TF32W26]),
+            tc_readme_row!("bf16 → bf16", "8192³", "bf16→bf16", C8192, &[TMA26]),
+            tc_readme_row!("bf16 → bf16", "4096³", "bf16→bf16", C4096, &[TMA26]),
+            tc_readme_row!("bf16 → bf16", "4096 × 14336 × 4096", "bf16→bf16", MLP, &[TMA26]),
+            tc_readme_row!("bf16 → bf16", "8192 × 8192 × 1024", "bf16→bf16", SHALLOW, &[TMA26]),
+            tc_readme_row!("bf16 → bf16, batch of 64", "1024 × 1024 × 64", "bf16→bf16", BATCH_K64, &[TMA26]),
+            tc_readme_row!("bf16 → f32", "8192³", "bf16→f32", C8192, &[TMA26]),
+            tc_readme_row!("f16 → f16", "8192³", "f16→f16", C8192, &[TMA26]),
+            tc_readme_row!("tf32 → f32", "8192³", "tf32", C8192, &[TMA26]),
+            tc_readme_row!("tf32 → f32", "4096³", "tf32", C4096, &[TMA26]),
         ],
-        note: "H100, % of cuBLAS `GemmEx` with the same types in the same run; one run of 2026-11-26 (tf32: another run of \
-               2026-11-26, its operands staged rounded and k-major inside the time).",
+        note: "H100, % of cuBLAS `GemmEx` with the same types in the same run; two calls of one build of 2026-11-26 \
+               (tf32: its operands staged rounded and k-major inside the time).",
     },
     Table {
         name: "multi-gpu",
