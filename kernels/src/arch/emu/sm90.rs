@@ -200,30 +200,12 @@ pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, co
     let n = m.box_[0] * m.box_[1] * m.box_[2] * es;
     check_shared(dst, n, "cp.async.bulk.tensor destination");
     let mut bytes = std::vec![0u8; n as usize];
-    for z in 0..m.box_[2] {
-        for y in 0..m.box_[1] {
-            for x in 0..m.box_[0] {
-                let g = [coords[0] as i64 + x as i64, coords[1] as i64 + y as i64, coords[2] as i64 + z as i64];
-                let inside = (0..3).all(|d| g[d] >= 0 && g[d] < m.dims[d] as i64);
-                if !inside {
-                    continue;
-                }
-                let off = g[0] as u64 * es as u64 + g[1] as u64 * m.strides[0] + g[2] as u64 * m.strides[1];
-                if off + es as u64 > m.len {
-                    fault(format!(
-                        "cp.async.bulk.tensor: element ({}, {}, {}) at byte {off} is past the {} bytes of the tensor's buffer",
-                        g[0], g[1], g[2], m.len
-                    ));
-                }
-                // SAFETY: inside the buffer the map describes (checked).
-                let src = unsafe { core::slice::from_raw_parts((m.base + off) as *const u8, es as usize) };
-                // The box is row-major with 128-byte rows, swizzled by address.
-                let row = z * m.box_[1] + y;
-                let at = tma_box(dst, x, row, es) - dst;
-                bytes[at as usize..(at + es) as usize].copy_from_slice(src);
-            }
-        }
-    }
+    let dims = m.dims.map(|d| d as i64);
+    box_elements(&m, dst, coords, dims, "cp.async.bulk.tensor", |at, src| {
+        // SAFETY: inside the buffer the map describes (checked).
+        let src = unsafe { core::slice::from_raw_parts(src as *const u8, es as usize) };
+        bytes[at..at + es as usize].copy_from_slice(src);
+    });
     with_async(|a| {
         a.mbar(bar, "cp.async.bulk.tensor completion")?;
         let (lo, hi) = (dst, dst + n);
@@ -318,30 +300,38 @@ pub(crate) fn bulk_wait_group_read<const N: u32>() {
                 st.src
             ));
         }
-        let (m, es) = (st.map, st.map.elem_bytes);
         // As an H100 does: the innermost dimension is clipped in whole
         // 16-byte pieces (a piece holding the last element is written whole).
-        let row_end = ((m.dims[0] * es).next_multiple_of(16) / es) as i64;
-        for z in 0..m.box_[2] {
-            for y in 0..m.box_[1] {
-                for x in 0..m.box_[0] {
-                    let g = [st.coords[0] as i64 + x as i64, st.coords[1] as i64 + y as i64, st.coords[2] as i64 + z as i64];
-                    let ends = [row_end, m.dims[1] as i64, m.dims[2] as i64];
-                    if !(0..3).all(|d| g[d] >= 0 && g[d] < ends[d]) {
-                        continue;
-                    }
-                    let off = g[0] as u64 * es as u64 + g[1] as u64 * m.strides[0] + g[2] as u64 * m.strides[1];
-                    if off + es as u64 > m.len {
-                        fault(format!(
-                            "cp.async.bulk.tensor (store): element ({}, {}, {}) at byte {off} is past the {} bytes of the tensor's buffer",
-                            g[0], g[1], g[2], m.len
-                        ));
-                    }
-                    let at = (tma_box(st.src, x, z * m.box_[1] + y, es) - st.src) as usize;
-                    // SAFETY: inside the buffer the map describes (checked).
-                    let dst = unsafe { core::slice::from_raw_parts_mut((m.base + off) as *mut u8, es as usize) };
-                    dst.copy_from_slice(&st.bytes[at..at + es as usize]);
+        let es = st.map.elem_bytes as usize;
+        let row_end = (st.map.dims[0] as usize * es).next_multiple_of(16) / es;
+        let ends = [row_end as i64, st.map.dims[1] as i64, st.map.dims[2] as i64];
+        box_elements(&st.map, st.src, st.coords, ends, "cp.async.bulk.tensor (store)", |at, dst| {
+            // SAFETY: inside the buffer the map describes (checked).
+            let dst = unsafe { core::slice::from_raw_parts_mut(dst as *mut u8, es) };
+            dst.copy_from_slice(&st.bytes[at..at + es]);
+        });
+    }
+}
+
+/// Calls `f(at, address)` for every element of the box of `m` at `coords`
+/// whose coordinates lie below `ends` (elements, innermost first): `at` is
+/// its byte in the box's shared-memory image at `image` (rows of 128 bytes,
+/// swizzled by address), `address` its host address in the tensor, checked
+/// to lie inside the map's buffer (`op` names the fault).
+fn box_elements(m: &EmuTensorMap, image: u32, coords: [i32; 3], ends: [i64; 3], op: &str, mut f: impl FnMut(usize, u64)) {
+    let es = m.elem_bytes;
+    for z in 0..m.box_[2] {
+        for y in 0..m.box_[1] {
+            for x in 0..m.box_[0] {
+                let g = [coords[0] as i64 + x as i64, coords[1] as i64 + y as i64, coords[2] as i64 + z as i64];
+                if !(0..3).all(|d| g[d] >= 0 && g[d] < ends[d]) {
+                    continue;
                 }
+                let off = g[0] as u64 * es as u64 + g[1] as u64 * m.strides[0] + g[2] as u64 * m.strides[1];
+                if off + es as u64 > m.len {
+                    fault(format!("{op}: element ({}, {}, {}) at byte {off} is past the {} bytes of the tensor's buffer", g[0], g[1], g[2], m.len));
+                }
+                f((tma_box(image, x, z * m.box_[1] + y, es) - image) as usize, m.base + off);
             }
         }
     }
