@@ -35,12 +35,12 @@
 //!   the parts write f32 partial sums, and a reduction pass
 //!   ([`super::mma::gemm_splitk_reduce_f32`] and its siblings) adds them
 //!   in order and applies the epilogue.
-//! * **Epilogue through TMA stores** ([`epilogue_tma`]): `α·acc + β·C +
+//! * **Epilogue through TMA stores** (`epilogue_tma`): `α·acc + β·C +
 //!   bias[col]`, then the activation, written from the accumulator
 //!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
 //!   swizzled shared-memory buffers, 128 bytes of each row at a time, and
 //!   stored by TMA (clipped at `C`'s edges) while the consumers go on to
-//!   the next tile. Where `C` is not 16-byte aligned for TMA, [`epilogue`]
+//!   the next tile. Where `C` is not 16-byte aligned for TMA, `epilogue`
 //!   stores straight from the fragment, two adjacent columns per store,
 //!   predicated at the edges (tiles wholly inside `C` without tests).
 //!
