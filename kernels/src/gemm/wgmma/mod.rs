@@ -101,7 +101,9 @@ pub struct WgmmaParams {
     /// 1: `maps[MAP_C]` is `C`'s tensor map (box [`index::epi_box`], the
     /// third dimension the matrices of `C`, parts included), and results
     /// go to `C` through shared memory and TMA stores. 0: straight from
-    /// the accumulators (`C` not 16-byte aligned for TMA).
+    /// the accumulators (`C` not TMA-writable: its start, rows or matrices
+    /// not 16-byte aligned, or its rows not a whole number of 16-byte
+    /// pieces).
     pub store_map: u32,
 }
 
