@@ -547,10 +547,11 @@ unsafe fn epilogue_groups<O: Value, const R: usize, const INSIDE: bool, const PL
     groups!(0 16 32 48 64 80 96 112);
 }
 
-/// Registers `G..G + 16` of [`epilogue`]'s short path: one aligned pair
-/// load (when `β ≠ 0`) and store per pair, no bounds tests (the caller
-/// checked that the tile is inside `C` and every pair aligned). `PLAIN`:
-/// `β = 0`, no bias, no activation, so only `α·acc` is rounded and stored.
+/// Registers `G..G + 16` of [`epilogue`]'s short path: the values of
+/// [`group_values`], one aligned pair store each, no bounds tests (the
+/// caller checked that the tile is inside `C` and every pair aligned).
+/// `PLAIN`: `β = 0`, no bias, no activation, so only `α·acc` is rounded
+/// and stored.
 #[inline(always)]
 unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const PLAIN: bool>(
     p: &WgmmaParams,
@@ -561,40 +562,21 @@ unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const 
     origin: (usize, usize),
     tw: usize,
 ) {
-    let (ldc, alpha, beta) = (p.g.ldc as usize, p.g.alpha, p.g.beta);
-    let at = |pair: usize| {
-        let (_, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
-        (o, col)
-    };
     // Every read of the group (C for β, the bias) before any store: a load
     // placed after a store to `C` cannot be moved above it (they might
     // alias), so interleaved, each pair would wait out a load's latency.
-    let mut v = [[0.0f32; 2]; 8];
-    for (pair, v) in v.iter_mut().enumerate() {
-        let (o, col) = at(pair);
-        let reg = G + 2 * pair;
-        *v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
-        unsafe {
-            if !PLAIN {
-                if beta != 0.0 {
-                    let old = O::unpair(c.read_vec::<O::Pair>(o));
-                    *v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
-                }
-                if p.has_bias != 0 {
-                    *v = [v[0] + bias.read(col), v[1] + bias.read(col + 1)];
-                }
-            }
-        }
-    }
-    for (pair, v) in v.iter().enumerate() {
-        let v = if !PLAIN && p.activation != ACT_NONE { v.map(|x| activate(p.activation, x)) } else { *v };
+    let vals = if PLAIN { group_alpha::<R, G>(p.g.alpha, acc) } else { unsafe { group_values::<O, R, G>(p, c, bias, acc, base, origin, tw) } };
+    for (pair, v) in vals.iter().enumerate() {
+        let (_, _, o) = pair_at(tw, G + 2 * pair, base, origin, p.g.ldc as usize);
         // SAFETY: the caller checked that the tile is inside `C` and every
         // pair aligned.
-        unsafe { c.write_vec::<O::Pair>(at(pair).0, O::pair(v)) };
+        unsafe { c.write_vec::<O::Pair>(o, O::pair(*v)) };
     }
 }
 
-/// Registers `G..G + 16` of [`epilogue`].
+/// Registers `G..G + 16` of [`epilogue`]: the values of [`group_values`],
+/// stored inside `C` only, a pair at once where both columns are inside
+/// and aligned.
 #[inline(always)]
 unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
     p: &WgmmaParams,
@@ -606,48 +588,17 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
     tw: usize,
 ) {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    let (alpha, beta) = (p.g.alpha, p.g.beta);
-    // Where pair `pair` goes: (offset, column, inside `C`, both columns
-    // inside, one aligned pair).
-    let at = |pair: usize| {
-        let (row, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
-        let both = col + 1 < n;
-        (o, col, row < m && col < n, both, both && o % 2 == 0)
-    };
     // The reads first, as in `epilogue_group_inside`.
-    let mut vals = [[0.0f32; 2]; 8];
-    for (pair, v) in vals.iter_mut().enumerate() {
-        let (o, col, inside, both, whole) = at(pair);
-        if !inside {
-            continue;
-        }
-        let reg = G + 2 * pair;
-        *v = [f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])].map(|x| alpha * x);
-        unsafe {
-            if beta != 0.0 {
-                let old = if whole { O::unpair(c.read_vec::<O::Pair>(o)) } else { [c.read(o).to_f32(), if both { c.read(o + 1).to_f32() } else { 0.0 }] };
-                *v = [fma(beta, old[0], v[0]), fma(beta, old[1], v[1])];
-            }
-            if p.has_bias != 0 {
-                v[0] += bias.read(col);
-                if both {
-                    v[1] += bias.read(col + 1);
-                }
-            }
-        }
-    }
+    let vals = unsafe { group_values::<O, R, G>(p, c, bias, acc, base, origin, tw) };
     for (pair, v) in vals.iter().enumerate() {
-        let (o, _, inside, both, whole) = at(pair);
-        if !inside {
+        let (row, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
+        if row >= m || col >= n {
             continue;
         }
-        let mut v = *v;
+        let both = col + 1 < n;
         unsafe {
-            if p.activation != ACT_NONE {
-                v = v.map(|x| activate(p.activation, x));
-            }
-            if whole {
-                c.write_vec::<O::Pair>(o, O::pair(v));
+            if both && o % 2 == 0 {
+                c.write_vec::<O::Pair>(o, O::pair(*v));
             } else {
                 c.write(o, O::one(v[0]));
                 if both {
