@@ -279,8 +279,6 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box() };
     let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box() };
     let ab = [tensor_map(ctx, a, &map_a, "a")?, tensor_map(ctx, b, &map_b, "b")?];
-    let c_matrices = if p.batch > 1 { p.batch } else { 1 };
-    let (maps, store) = upload_maps(ctx, &ab, store_map(ctx, c, m, n, g.ldc as usize, c_matrices, p.strides[2])?)?;
     let params = WgmmaParams {
         g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
         batch: p.batch as u32,
@@ -290,7 +288,8 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         stride_c: p.strides[2] as u64,
         has_bias: bias.is_some() as u32,
         splits: 1,
-        store_map: store,
+        // Set below, with the launch that stores through `C`'s map.
+        store_map: 0,
     };
     let tiles = config.tiles(&params);
     let sms = match ctx.device_info() {
@@ -303,6 +302,8 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // same orientation (same tensor-map boxes); without one, no split.
     let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, kernel_t).ok() } else { None };
     let Some(partial) = partial else {
+        let (maps, store) = upload_maps(ctx, &ab, store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])?)?;
+        let params = WgmmaParams { store_map: store, ..params };
         return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias);
     };
     // Split-K: f32 partial products of every part of k, then the

@@ -53,11 +53,12 @@ pub fn sync_threads() {
 }
 
 /// `bar.sync id, threads`: waits until `threads` threads (whole warps) have
-/// arrived at named barrier `id` (1..16). It orders execution only: the
-/// race checker's barrier intervals end at [`sync_threads`], so data passed
-/// between threads through a named barrier is reported as a race (the
-/// kernels use it to order shared memory for the async proxy, whose reads
-/// the checker does not track).
+/// arrived at named barrier `id` (1..16). The race checker's barrier
+/// intervals still end only at [`sync_threads`]; inside one, a shared-memory
+/// access is ordered before another thread's later access when the warps of
+/// both completed a named barrier together in between (bytes passed from
+/// one warpgroup to another through a barrier of both are not a race; a
+/// barrier the writer's warp did not take part in does not order them).
 #[inline]
 pub fn sync_named(id: u32, threads: u32) {
     super::sched::named_barrier(id, threads)
@@ -465,6 +466,13 @@ pub fn dp2a_lo(a: u32, b: u32, c: u32) -> u32 {
 pub fn exp2_approx(x: f32) -> f32 {
     let y = x.exp2();
     if y != 0.0 && y.abs() < f32::MIN_POSITIVE { 0.0 } else { y }
+}
+
+/// `tanh(x)` (`tanh.approx.f32` on the device, a relative error of about
+/// 2^-11; the emulator computes the correctly rounded value).
+#[inline]
+pub fn tanh_approx(x: f32) -> f32 {
+    x.tanh()
 }
 
 /// `1 / x` (`rcp.approx.ftz.f32` on the device, within 1 ulp; the

@@ -103,13 +103,13 @@ struct ByteTrack {
     /// Reader in `r_ep`, or `MULTI` when several threads read.
     r_tid: u32,
     /// [`SharedState::stamp`] at the last write and the last read: a
-    /// `bar.warp.sync` of the accessing warp after it orders it before the
-    /// warp's later accesses ([`SharedState::ordered`]).
+    /// `bar.warp.sync` of the accessing warp, or a named barrier its warp
+    /// and a later accessor's both took part in, orders it before the
+    /// later access ([`SharedState::ordered`]).
     w_stamp: u32,
     r_stamp: u32,
-    /// Warp of every reader in `r_ep`, or `MULTI` when readers of several
-    /// warps read.
-    r_warp: u32,
+    /// Bit `w` set: a thread of warp `w` read the byte in `r_ep`.
+    r_warps: u32,
     /// Interval of the last write by the async proxy (a TMA copy landing):
     /// initialises the byte without taking part in the race checks (the
     /// copy is ordered by its mbarrier, not by the block barrier).
@@ -144,12 +144,17 @@ pub(crate) struct SharedState {
     /// end of the interval unless a write by another thread in the same
     /// interval shows it to be a race (reported at once).
     pub(crate) pending_uninit: Option<String>,
-    /// Counts completed `bar.warp.sync`s of every warp (never reset, so
-    /// stamps of older blocks stay smaller).
+    /// Counts completed `bar.warp.sync`s and named barriers (never reset,
+    /// so stamps of older blocks stay smaller).
     stamp: u32,
-    /// The [`stamp`](Self::stamp) of each warp's last `bar.warp.sync`.
-    warp_synced: Vec<u32>,
+    /// `met[a * MAX_WARPS + b]`: the [`stamp`](Self::stamp) of the last
+    /// synchronisation warps `a` and `b` both completed (a `bar.warp.sync`
+    /// of the warp where `a == b`, or a named barrier both took part in).
+    met: Vec<u32>,
 }
+
+/// Warps of the largest block (1024 threads).
+const MAX_WARPS: usize = 32;
 
 /// Warp of thread `tid` (its linear index in the block).
 fn warp_of(tid: u32) -> u32 {
@@ -166,25 +171,38 @@ impl SharedState {
             block_start: 1,
             pending_uninit: None,
             stamp: 0,
-            warp_synced: Vec::new(),
+            met: std::vec![0; MAX_WARPS * MAX_WARPS],
         }
     }
 
     /// Records that warp `w` completed a `bar.warp.sync`.
     pub(crate) fn on_warp_sync(&mut self, w: usize) {
-        self.stamp += 1;
-        if self.warp_synced.len() <= w {
-            self.warp_synced.resize(w + 1, 0);
-        }
-        self.warp_synced[w] = self.stamp;
+        self.on_sync(1 << w);
     }
 
-    /// Whether an access of this interval by a thread of `warp` (or of
-    /// every reader, `MULTI` when they span warps) at `stamp` is ordered
-    /// before thread `tid`'s access now: same warp and a `bar.warp.sync` of
-    /// that warp in between.
-    fn ordered(&self, warp: u32, stamp: u32, tid: u32) -> bool {
-        warp != MULTI && warp == warp_of(tid) && self.warp_synced.get(warp as usize).is_some_and(|&s| s > stamp)
+    /// Records that the warps of mask `warps` (bit `w`: warp `w`) completed
+    /// one named barrier together.
+    pub(crate) fn on_named_sync(&mut self, warps: u32) {
+        self.on_sync(warps);
+    }
+
+    fn on_sync(&mut self, warps: u32) {
+        self.stamp += 1;
+        for a in (0..MAX_WARPS).filter(|a| warps >> a & 1 == 1) {
+            for b in (0..MAX_WARPS).filter(|b| warps >> b & 1 == 1) {
+                self.met[a * MAX_WARPS + b] = self.stamp;
+            }
+        }
+    }
+
+    /// Whether accesses of this interval by threads of the warps in mask
+    /// `warps`, the last of them at `stamp`, are all ordered before thread
+    /// `tid`'s access now: each of those warps and `tid`'s completed a
+    /// synchronisation together after `stamp` (a `bar.warp.sync` within one
+    /// warp, or a named barrier both took part in).
+    fn ordered(&self, warps: u32, stamp: u32, tid: u32) -> bool {
+        let me = warp_of(tid) as usize;
+        (0..MAX_WARPS).filter(|w| warps >> w & 1 == 1).all(|w| self.met[me * MAX_WARPS + w] > stamp)
     }
 
     fn begin_block(&mut self, len: usize) {
@@ -218,7 +236,7 @@ impl SharedState {
                     "thread {tid} read uninitialised shared memory at byte {b} (no thread of this block wrote it)"
                 ));
             }
-            if t.w_ep == self.epoch && t.w_tid != tid && !self.ordered(warp_of(t.w_tid), t.w_stamp, tid) {
+            if t.w_ep == self.epoch && t.w_tid != tid && !self.ordered(1 << warp_of(t.w_tid), t.w_stamp, tid) {
                 return Err(format!(
                     "shared-memory race at byte {b}: thread {tid} reads what thread {} wrote in the same barrier interval",
                     t.w_tid
@@ -229,13 +247,11 @@ impl SharedState {
                 if t.r_tid != tid {
                     t.r_tid = MULTI;
                 }
-                if t.r_warp != warp_of(tid) {
-                    t.r_warp = MULTI;
-                }
+                t.r_warps |= 1 << warp_of(tid);
             } else {
                 t.r_ep = self.epoch;
                 t.r_tid = tid;
-                t.r_warp = warp_of(tid);
+                t.r_warps = 1 << warp_of(tid);
             }
             t.r_stamp = self.stamp;
         }
@@ -260,13 +276,13 @@ impl SharedState {
     pub(crate) fn on_write(&mut self, off: usize, n: usize, tid: u32) -> Result<(), String> {
         for b in off..off + n {
             let t = self.track[b];
-            if t.w_ep == self.epoch && t.w_tid != tid && !self.ordered(warp_of(t.w_tid), t.w_stamp, tid) {
+            if t.w_ep == self.epoch && t.w_tid != tid && !self.ordered(1 << warp_of(t.w_tid), t.w_stamp, tid) {
                 return Err(format!(
                     "shared-memory race at byte {b}: threads {} and {tid} both write it in the same barrier interval",
                     t.w_tid
                 ));
             }
-            if t.r_ep == self.epoch && t.r_tid != tid && !self.ordered(t.r_warp, t.r_stamp, tid) {
+            if t.r_ep == self.epoch && t.r_tid != tid && !self.ordered(t.r_warps, t.r_stamp, tid) {
                 let who = if t.r_tid == MULTI { "other threads".to_string() } else { format!("thread {}", t.r_tid) };
                 return Err(format!(
                     "shared-memory race at byte {b}: thread {tid} writes what {who} read in the same barrier interval"
@@ -604,6 +620,8 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 break 'schedule Err(block(&format!(": named barrier {id}: {} threads wait for a count of {count}", waiting.len())));
             }
             if waiting.len() as u32 == count {
+                let warps = waiting.iter().fold(0u32, |m, &i| m | 1 << warp_of(threads[i].linear));
+                ctx.shared.borrow_mut().on_named_sync(warps);
                 for i in waiting {
                     state[i] = State::Running;
                 }

@@ -64,6 +64,62 @@ fn named_barriers_release_their_threads_only_and_report_misuse() {
     assert!(m.contains("multiple of 32"), "{m}");
 }
 
+kernel! {
+    /// Warp 0 writes 32 shared words that warp 1 then reads, ordered by a
+    /// named barrier of warps 0–1 (`mode` 0, 2, 3) or of warps 1–2 only
+    /// (`mode` 1: a race). With `mode` 2 and 3, warp 1 also writes 32 more
+    /// words before that barrier, warp 0 reads them after it, and warp 2
+    /// overwrites them after a barrier of warps 0–2 (2) or of warps 1–2
+    /// only (3: warp 0's reads are not ordered before the writes).
+    pub fn named_handoff(out: Global<u32>, mode: u32) {
+        let t = thread_idx_x() as usize;
+        let (w, lane) = (t / 32, t % 32);
+        let sh = dynamic_shared::<u32>();
+        if w == 0 {
+            sh.store(lane, 100 + lane as u32);
+        }
+        if w == 1 && mode >= 2 {
+            sh.store(32 + lane, 200 + lane as u32);
+        }
+        if (mode == 1 && (w == 1 || w == 2)) || (mode != 1 && w < 2) {
+            sync_named(1, 64);
+        }
+        if w == 1 {
+            out.write(lane, sh.load(lane));
+        }
+        if mode >= 2 {
+            if w == 0 {
+                out.write(32 + lane, sh.load(32 + lane));
+            }
+            if (mode == 2 && w < 3) || (mode == 3 && (w == 1 || w == 2)) {
+                sync_named(2, if mode == 2 { 96 } else { 64 });
+            }
+            if w == 2 {
+                sh.store(32 + lane, 7);
+            }
+        }
+    }
+}
+
+fn run_handoff(mode: u32) -> Result<Vec<u32>, EmuError> {
+    let mut out = vec![0u32; 64];
+    let o = global(&mut out, "out");
+    launch(spec("named_handoff", 128, 256), &|| unsafe { named_handoff(o, mode) })?;
+    Ok(out)
+}
+
+#[test]
+fn named_barriers_order_shared_memory_between_the_warps_that_take_part() {
+    let first: Vec<u32> = (100..132).collect();
+    assert_eq!(run_handoff(0).unwrap_or_else(|e| panic!("{e}"))[..32], first[..]);
+    let both = run_handoff(2).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((both[..32].to_vec(), both[32..].to_vec()), (first, (200..232).collect::<Vec<u32>>()));
+    let m = fault(run_handoff(1));
+    assert!(m.contains("race") && m.contains("reads what thread"), "{m}");
+    let m = fault(run_handoff(3));
+    assert!(m.contains("race") && m.contains("writes what thread"), "{m}");
+}
+
 /// The store's box: 32 f32 × 8 rows (one 1024-byte swizzle atom).
 const BOX: [u32; 3] = [32, 8, 1];
 /// The tensor: 37 × 5 f32 (rows of 44), so a box at (16, 2) is clipped on

@@ -257,6 +257,18 @@ pub fn exp2_approx(x: f32) -> f32 {
     y
 }
 
+/// `tanh(x)` in one special-function instruction (`tanh.approx.f32`,
+/// sm_75 on; a relative error of about 2^-11): GELU's tanh where the
+/// output has 16-bit elements, whose rounding is coarser.
+#[inline(always)]
+pub fn tanh_approx(x: f32) -> f32 {
+    let y: f32;
+    unsafe {
+        core::arch::asm!("tanh.approx.f32 {y}, {x};", y = out(reg32) y, x = in(reg32) x, options(pure, nomem, nostack));
+    }
+    y
+}
+
 /// `1 / x` to 1 ulp (`rcp.approx.ftz.f32`; subnormals flush to zero): a
 /// division's cost cut to one special-function instruction in epilogues.
 #[inline(always)]

@@ -41,7 +41,7 @@ use self::index::{a_rows, a_rows_tf32, a_trans_rows, b_rows, b_trans_rows, b_tra
 use super::GemmParams;
 use crate::arch::{
     block_idx_x, block_idx_z, cp_async_16, cp_async_commit, cp_async_wait_group, cvt_rna_tf32_f32, cvt_rn_bf16x2_f32, cvt_rn_f16x2_f32,
-    dynamic_shared, exp2_approx, fma, rcp_approx, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16, mma_m16n8k8_tf32, sync_threads,
+    dynamic_shared, exp2_approx, fma, rcp_approx, tanh_approx, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_bf16, mma_m16n8k16_f16, mma_m16n8k8_tf32, sync_threads,
     thread_idx_x, Global, Shared,
 };
 use crate::launch::LaunchConfig;
@@ -402,9 +402,9 @@ fn exp(x: f32) -> f32 {
     exp2_approx(x * core::f32::consts::LOG2_E)
 }
 
-/// The activation `act` of `x`.
+/// The activation `act` of `x`, for an output of element type `O`.
 #[inline(always)]
-pub fn activate(act: u32, x: f32) -> f32 {
+pub fn activate<O: Value>(act: u32, x: f32) -> f32 {
     match act {
         ACT_RELU => {
             if x > 0.0 {
@@ -412,6 +412,14 @@ pub fn activate(act: u32, x: f32) -> f32 {
             } else {
                 0.0
             }
+        }
+        ACT_GELU_TANH if O::BYTES == 2 => {
+            // A 16-bit output rounds to 2^-9 (bf16) or 2^-12 (f16) of the
+            // value: `tanh.approx` (one special-function instruction, about
+            // 2^-11) is below the rounding of bf16 and close to f16's.
+            let y = x * fma(0.035_677_41, x * x, 0.797_884_56);
+            let h = 0.5 * x;
+            fma(h, tanh_approx(y), h)
         }
         ACT_GELU_TANH => {
             // x/2 · (1 + tanh y) = x − x / (e^{2y} + 1), exact at ±∞; the
@@ -678,7 +686,7 @@ unsafe fn epilogue<O: Value>(
                 v = core::array::from_fn(|e| v[e] + b[e]);
             }
             if p.activation != ACT_NONE {
-                v = v.map(|x| activate(p.activation, x));
+                v = v.map(|x| activate::<O>(p.activation, x));
             }
             if whole {
                 c.write_vec::<O::Quad>(o, O::quad(v));

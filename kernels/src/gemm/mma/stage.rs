@@ -339,7 +339,7 @@ unsafe fn bias_act_body<T: super::Value>(x: Global<T>, bias: Global<f32>, p: Bia
         let o = Layout2::row_major_ld(p.rows as usize, p.cols as usize, p.ld as usize).offset(r as usize, c as usize);
         unsafe {
             let v = x.read(o).to_f32() + bias.read(c as usize);
-            x.write(o, T::one(super::activate(p.activation, v)));
+            x.write(o, T::one(super::activate::<T>(p.activation, v)));
         }
     }
 }
@@ -444,7 +444,7 @@ impl<T: super::Value> ReduceEpilogue for FusedReduce<T> {
             if p.has_bias != 0 {
                 v += self.bias.read(col);
             }
-            c.write(o, T::one(super::activate(p.activation, v)));
+            c.write(o, T::one(super::activate::<T>(p.activation, v)));
         }
     }
 }

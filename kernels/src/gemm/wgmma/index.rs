@@ -110,10 +110,17 @@ impl SmemPlan {
     pub const fn epi(&self, g: usize, b: usize) -> usize {
         self.stages * self.stage_bytes() + (g * EPI_BUFFERS + b) * EPI_BYTES
     }
+    /// Offset of the block tile's bias: `bn` f32, `bias[n0 + j]` (clamped
+    /// into `C`) at `j`, copied by the consumers at the start of each tile
+    /// when the call has a bias.
+    #[inline(always)]
+    pub const fn bias(&self) -> usize {
+        self.epi(CONSUMERS, 0)
+    }
     /// Offset of the mbarrier stage `s`'s copies complete on.
     #[inline(always)]
     pub const fn full(&self, s: usize) -> usize {
-        self.epi(CONSUMERS, 0) + 8 * s
+        self.bias() + 4 * self.bn + 8 * s
     }
     /// Offset of the mbarrier the consumers release stage `s` on.
     #[inline(always)]
@@ -299,7 +306,8 @@ mod tests {
                     assert!(p.epi(g, b) >= p.a(stages) && p.epi(g, b) + EPI_BYTES <= p.full(0));
                 }
             }
-            assert_eq!(p.epi(CONSUMERS - 1, EPI_BUFFERS - 1) + EPI_BYTES, p.full(0));
+            assert_eq!(p.epi(CONSUMERS - 1, EPI_BUFFERS - 1) + EPI_BYTES, p.bias());
+            assert_eq!(p.bias() + 4 * bn, p.full(0));
             assert!(p.shared_bytes() <= 227 * 1024, "{bn} {stages}: {}", p.shared_bytes());
             // The boxes of one stage deliver exactly the stage's bytes.
             for (mn, es) in [(false, 2usize), (true, 2), (false, 4)] {

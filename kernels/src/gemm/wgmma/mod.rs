@@ -43,14 +43,17 @@
 //!   the next tile. Where `C` is not 16-byte aligned for TMA, `epilogue`
 //!   stores straight from the fragment, two adjacent columns per store,
 //!   predicated at the edges (tiles wholly inside `C` without tests).
+//!   A bias is copied into shared memory (`cp.async`) at the start of each
+//!   tile by both consumers, between two named barriers of the 256 of
+//!   them, so the epilogue reads it without a global load's latency.
 //!
 //! The kernels are one table, [`wgmma_table!`](crate::wgmma_table).
 
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, EMPTY_ARRIVALS, EPI_BUFFERS,
-    KSTEPS, THREADS,
+    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EMPTY_ARRIVALS,
+    EPI_BUFFERS, KSTEPS, THREADS,
 };
 use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
@@ -59,7 +62,11 @@ use crate::arch::sm90::{
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
     tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, TensorMap,
 };
-use crate::arch::{block_idx_x, dynamic_shared, fma, grid_dim_x, opaque_u32, sync_named, sync_threads, thread_idx_x, Global};
+use crate::arch::simd::f32x2;
+use crate::arch::{
+    block_idx_x, cp_async_4, cp_async_commit, cp_async_wait_group, dynamic_shared, fma, grid_dim_x, opaque_u32, sync_named, sync_threads, thread_idx_x, Global,
+    Shared,
+};
 use crate::launch::LaunchConfig;
 use crate::layout::wgmma::{d_fragment, WARPGROUP, WGMMA_M};
 use crate::variant_family;
@@ -282,8 +289,25 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let mut it = 0usize;
             let mut unit = block_idx_x() as usize;
             while unit < units {
+                // `n`'s tile count again from the parameter (held through
+                // the k-loop, ptxas spilled it when the bias copy below
+                // came in).
+                let tiles_n = opaque_u32(p.g.n).div_ceil(BN as u32) as usize;
                 let (z, m0, n0) = tile_origin(unit / splits, tiles_m, tiles_n, BN);
                 let part = unit % splits;
+                if p.has_bias != 0 {
+                    // The tile's bias into shared memory while the k-loop
+                    // runs (read from global memory in the epilogue, its
+                    // loads' latency stood between the tensor cores' tiles).
+                    // Both consumers are past the last tile's reads first.
+                    sync_named(BIAS_BARRIER, 2 * WARPGROUP);
+                    const { assert!(BN <= CONSUMERS * WARPGROUP as usize, "a column of the bias per consumer thread") };
+                    let j = g * WARPGROUP as usize + tw;
+                    if j < BN {
+                        cp_async_4(bias_tile(plan), j, bias, (n0 + j).min(p.g.n as usize - 1));
+                    }
+                    cp_async_commit();
+                }
                 let (k0, k1) = k_part(part, splits, ktiles);
                 for kt in k0..k1 {
                     let s = it % ST;
@@ -309,6 +333,11 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 if k1 == k0 {
                     acc = [0; R];
                 }
+                if p.has_bias != 0 {
+                    cp_async_wait_group(0);
+                    sync_named(BIAS_BARRIER, 2 * WARPGROUP);
+                }
+                let bias = bias_tile(plan);
                 let base = (z * splits + part) * p.stride_c as usize;
                 let origin = (m0 + 64 * g, n0);
                 if tma {
@@ -333,6 +362,18 @@ const fn epi_barrier(g: usize) -> u32 {
     1 + g as u32
 }
 
+/// Named barrier of both consumers (256 threads) around the tile's bias.
+const BIAS_BARRIER: u32 = 1 + CONSUMERS as u32;
+
+/// The block tile's bias in shared memory ([`SmemPlan::bias`]).
+#[inline(always)]
+fn bias_tile(plan: SmemPlan) -> Shared<f32> {
+    let raw = dynamic_shared::<u8>();
+    // `opaque_u32`: computed where it is used, not held through the k-loop.
+    let at = opaque_u32(align_base(raw.addr()) - raw.addr()) as usize + plan.bias();
+    raw.offset(at).cast::<f32>()
+}
+
 /// A consumer's `64 × 2R` results to `C` through shared memory: chunk by
 /// chunk (64 rows of 128 bytes, [`epi_cols`] columns), each thread writes
 /// its fragment's `act(α·acc + β·C + bias[col])` into the chunk's buffer
@@ -355,7 +396,7 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
     p: &WgmmaParams,
     maps: Global<TensorMap>,
     c: Global<O>,
-    bias: Global<f32>,
+    bias: Shared<f32>,
     acc: &[u32; R],
     (base, zc): (usize, usize),
     origin: (usize, usize),
@@ -420,8 +461,9 @@ fn group_alpha<const R: usize, const G: usize>(alpha: f32, acc: &[u32; R]) -> [[
     core::array::from_fn(|pair| [f32::from_bits(acc[G + 2 * pair]), f32::from_bits(acc[G + 2 * pair + 1])].map(|x| alpha * x))
 }
 
-/// `act(α·acc + β·C + bias[col])` of registers `G..G + 16`, as pairs.
-/// `C` and the bias are read at positions clamped into `C` (what lies
+/// `act(α·acc + β·C + bias[col])` of registers `G..G + 16`, as pairs; the
+/// bias from the block tile's copy in shared memory ([`SmemPlan::bias`]).
+/// `C` is read at positions clamped into `C` (what lies
 /// outside is never stored): loads without a bounds branch, all issued
 /// before the first is used (each behind its own branch, they waited out
 /// their latency one by one).
@@ -429,7 +471,7 @@ fn group_alpha<const R: usize, const G: usize>(alpha: f32, acc: &[u32; R]) -> [[
 unsafe fn group_values<O: Value, const R: usize, const G: usize>(
     p: &WgmmaParams,
     c: Global<O>,
-    bias: Global<f32>,
+    bias: Shared<f32>,
     acc: &[u32; R],
     base: usize,
     (r0, c0): (usize, usize),
@@ -454,18 +496,17 @@ unsafe fn group_values<O: Value, const R: usize, const G: usize>(
         }
     }
     if p.has_bias != 0 {
-        let mut b = [[0.0f32; 2]; 8];
-        for pair in 0..8 {
-            let (_, [c0, c1]) = at(pair);
-            unsafe { b[pair] = [bias.read(c0), bias.read(c1)] };
-        }
-        for pair in 0..8 {
-            vals[pair] = [vals[pair][0] + b[pair][0], vals[pair][1] + b[pair][1]];
+        for (pair, v) in vals.iter_mut().enumerate() {
+            // The pair's two columns of the block tile's bias (an even
+            // column: one 8-byte load).
+            let (_, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
+            let b = unsafe { bias.load_vec::<f32x2>(dc as usize) }.to_array();
+            *v = [v[0] + b[0], v[1] + b[1]];
         }
     }
     if p.activation != ACT_NONE {
         for v in vals.iter_mut() {
-            *v = v.map(|x| activate(p.activation, x));
+            *v = v.map(|x| activate::<O>(p.activation, x));
         }
     }
     vals
@@ -486,7 +527,7 @@ unsafe fn group_values<O: Value, const R: usize, const G: usize>(
 /// branches make it several times longer, and every tile runs it once from
 /// the instruction cache.
 #[inline(always)]
-unsafe fn epilogue<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Global<f32>, acc: &[u32; R], base: usize, origin: (usize, usize), tw: usize) {
+unsafe fn epilogue<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Shared<f32>, acc: &[u32; R], base: usize, origin: (usize, usize), tw: usize) {
     unsafe {
         match short_path::<R>(p, base, origin) {
             (true, true) => epilogue_groups::<O, R, true, true>(p, c, bias, acc, base, origin, tw),
@@ -525,7 +566,7 @@ fn pair_at(tw: usize, reg: usize, base: usize, (r0, c0): (usize, usize), ldc: us
 unsafe fn epilogue_groups<O: Value, const R: usize, const INSIDE: bool, const PLAIN: bool>(
     p: &WgmmaParams,
     c: Global<O>,
-    bias: Global<f32>,
+    bias: Shared<f32>,
     acc: &[u32; R],
     base: usize,
     origin: (usize, usize),
@@ -556,7 +597,7 @@ unsafe fn epilogue_groups<O: Value, const R: usize, const INSIDE: bool, const PL
 unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const PLAIN: bool>(
     p: &WgmmaParams,
     c: Global<O>,
-    bias: Global<f32>,
+    bias: Shared<f32>,
     acc: &[u32; R],
     base: usize,
     origin: (usize, usize),
@@ -581,7 +622,7 @@ unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const 
 unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
     p: &WgmmaParams,
     c: Global<O>,
-    bias: Global<f32>,
+    bias: Shared<f32>,
     acc: &[u32; R],
     base: usize,
     origin: (usize, usize),
