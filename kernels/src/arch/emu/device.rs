@@ -58,7 +58,9 @@ pub fn sync_threads() {
 /// access is ordered before another thread's later access when the warps of
 /// both completed a named barrier together in between (bytes passed from
 /// one warpgroup to another through a barrier of both are not a race; a
-/// barrier the writer's warp did not take part in does not order them).
+/// barrier the writer's warp did not take part in does not order them;
+/// nor do two barriers chained through a third warp: the checker is not
+/// transitive, so it may report a race that is not one, never the reverse).
 #[inline]
 pub fn sync_named(id: u32, threads: u32) {
     super::sched::named_barrier(id, threads)
