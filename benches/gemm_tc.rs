@@ -287,10 +287,11 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         rows.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Wgmma(*t)))));
     }
     rows.extend(MmaTile::ALL[..1].iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Mma(*t)))));
-    let mut measure = |label: String, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
+    // `calls`: how many products one call of `f` runs (the time is per product).
+    let mut measure = |label: String, calls: usize, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
         f(&mut o)?;
         let e = sampled_error(&o, (m, n, k), false, false, None)?;
-        let t = time(ctx, || f(&mut o))?;
+        let t = time(ctx, || f(&mut o))? / calls as u32;
         let gbs = bytes / t.as_secs_f64();
         let ok = e <= bf16::tol();
         println!(
@@ -318,14 +319,26 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         Ok(())
     };
     if let Some(h) = blas {
-        measure("cuBLAS".into(), &mut |o| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?;
+        measure("cuBLAS".into(), 1, &mut |o| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?;
     }
     for (name, gv) in rows {
         if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
             continue;
         }
         let label = if name == "auto" { format!("auto ({})", gv.resolved_variant_on::<bf16, bf16>(ctx)?.name()) } else { name };
-        measure(label, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+        measure(label, 1, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+    }
+    // Calls issued back to back, as in `ladder`: the per-call host work
+    // (tensor maps, their upload, launches) overlaps the GPU's work.
+    if std::env::var("FERROTILE_BENCH_BACK_TO_BACK").is_ok_and(|v| v == "1") {
+        if let Some(h) = blas {
+            measure(format!("cuBLAS, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {
+                (0..BACK_TO_BACK).try_for_each(|_| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))
+            })?;
+        }
+        measure(format!("auto, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {
+            (0..BACK_TO_BACK).try_for_each(|_| g.run(ctx, &o.da, &o.db, &mut o.dc))
+        })?;
     }
     Ok(())
 }

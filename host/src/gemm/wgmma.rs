@@ -308,7 +308,10 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     };
     // Split-K: f32 partial products of every part of k, then the
     // reduction with the epilogue.
-    let parts = ctx.alloc::<f32>(p.batch * splits * m * n)?;
+    // Every element of every part is written by the partial launch (each
+    // unit stores its whole tile, an empty part of `k` zeros): no clearing
+    // pass on the stream.
+    let parts = ctx.alloc_unzeroed::<f32>(p.batch * splits * m * n)?;
     let (part_maps, part_store) = upload_maps(ctx, &ab, store_map(ctx, &parts, m, n, n, p.batch * splits, m * n)?)?;
     let pp = WgmmaParams {
         g: GemmParams { alpha: 1.0, beta: 0.0, ldc: n as u32, ..params.g },
