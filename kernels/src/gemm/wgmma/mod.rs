@@ -304,6 +304,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     const { assert!(BN <= CONSUMERS * WARPGROUP as usize, "a column of the bias per consumer thread") };
                     let j = g * WARPGROUP as usize + tw;
                     if j < BN {
+                        // SAFETY: `j < BN`, inside the plan's bias slot of
+                        // `bn` f32; the source index is clamped into the
+                        // `n` elements the launcher checked `bias` holds.
                         cp_async_4(bias_tile(plan), j, bias, (n0 + j).min(p.g.n as usize - 1));
                     }
                     cp_async_commit();
@@ -337,14 +340,14 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     cp_async_wait_group(0);
                     sync_named(BIAS_BARRIER, 2 * WARPGROUP);
                 }
-                let bias = bias_tile(plan);
+                let bias_sh = bias_tile(plan);
                 let base = (z * splits + part) * p.stride_c as usize;
                 let origin = (m0 + 64 * g, n0);
                 if tma {
                     let zc = z * splits + part;
-                    epilogue_tma::<O, R>(&p, maps, c, bias, &acc, (base, zc), origin, tw, g, plan);
+                    epilogue_tma::<O, R>(&p, maps, c, bias_sh, &acc, (base, zc), origin, tw, g, plan);
                 } else {
-                    epilogue::<O, R>(&p, c, bias, &acc, base, origin, tw);
+                    epilogue::<O, R>(&p, c, bias_sh, &acc, base, origin, tw);
                 }
                 unit += grid_dim_x() as usize;
             }
