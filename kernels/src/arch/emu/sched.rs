@@ -156,6 +156,18 @@ pub(crate) struct SharedState {
 /// Warps of the largest block (1024 threads).
 const MAX_WARPS: usize = 32;
 
+/// The warps whose bits are set in `mask`, lowest first (only the set
+/// bits are visited: the race checks call this per byte accessed).
+fn warps_of(mut mask: u32) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let w = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            w
+        })
+    })
+}
+
 /// Warp of thread `tid` (its linear index in the block).
 fn warp_of(tid: u32) -> u32 {
     tid / super::warp::WARP as u32
@@ -175,21 +187,13 @@ impl SharedState {
         }
     }
 
-    /// Records that warp `w` completed a `bar.warp.sync`.
-    pub(crate) fn on_warp_sync(&mut self, w: usize) {
-        self.on_sync(1 << w);
-    }
-
     /// Records that the warps of mask `warps` (bit `w`: warp `w`) completed
-    /// one named barrier together.
-    pub(crate) fn on_named_sync(&mut self, warps: u32) {
-        self.on_sync(warps);
-    }
-
-    fn on_sync(&mut self, warps: u32) {
+    /// one synchronisation together: a named barrier, or one warp's
+    /// `bar.warp.sync`.
+    pub(crate) fn on_sync(&mut self, warps: u32) {
         self.stamp += 1;
-        for a in (0..MAX_WARPS).filter(|a| warps >> a & 1 == 1) {
-            for b in (0..MAX_WARPS).filter(|b| warps >> b & 1 == 1) {
+        for a in warps_of(warps) {
+            for b in warps_of(warps) {
                 self.met[a * MAX_WARPS + b] = self.stamp;
             }
         }
@@ -202,7 +206,7 @@ impl SharedState {
     /// warp, or a named barrier both took part in).
     fn ordered(&self, warps: u32, stamp: u32, tid: u32) -> bool {
         let me = warp_of(tid) as usize;
-        (0..MAX_WARPS).filter(|w| warps >> w & 1 == 1).all(|w| self.met[me * MAX_WARPS + w] > stamp)
+        warps_of(warps).all(|w| self.met[me * MAX_WARPS + w] > stamp)
     }
 
     fn begin_block(&mut self, len: usize) {
@@ -589,7 +593,7 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             let base = w * WARP;
             match warp::complete(&threads[base..base + lanes.len()], waiting) {
                 Err(m) => break 'schedule Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len()))),
-                Ok(warp::WarpOp::SyncWarp) => ctx.shared.borrow_mut().on_warp_sync(w),
+                Ok(warp::WarpOp::SyncWarp) => ctx.shared.borrow_mut().on_sync(1 << w),
                 Ok(_) => {}
             }
             for s in lanes.iter_mut() {
@@ -621,7 +625,7 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             }
             if waiting.len() as u32 == count {
                 let warps = waiting.iter().fold(0u32, |m, &i| m | 1 << warp_of(threads[i].linear));
-                ctx.shared.borrow_mut().on_named_sync(warps);
+                ctx.shared.borrow_mut().on_sync(warps);
                 for i in waiting {
                     state[i] = State::Running;
                 }
