@@ -360,6 +360,21 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
     let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
     row(dtype, &shape, "fused bias + GELU", t, flops, Some(plain), Some(e), O::tol().max(I::tol()));
+    // On Hopper, each wgmma tile forced, plain and fused, against Auto's
+    // plain call: the ping-pong tile runs one consumer's epilogue under
+    // the other's k-loop.
+    if ctx.device_info().is_some_and(|d| d.compute_capability == (9, 0)) {
+        for tile in [WgmmaTile::B128x256, WgmmaTile::P128x128] {
+            let forced = g.clone().variant(GemmVariant::Wgmma(tile));
+            let tp = time(ctx, || forced.run(ctx, &o.da, &o.db, &mut o.dc))?;
+            row(dtype, &shape, &format!("plain, {}", tile.name()), tp, flops, Some(plain), None, 0.0);
+            let fused = forced.activation(Activation::GeluTanh);
+            fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
+            let tf = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
+            row(dtype, &shape, &format!("fused bias + GELU, {}", tile.name()), tf, flops, Some(plain), Some(e), O::tol().max(I::tol()));
+        }
+    }
     if let Some(h) = blas {
         let t2 = time(ctx, || {
             h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc)?;

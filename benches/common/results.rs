@@ -173,6 +173,7 @@ pub fn gemm_tc_ceiling(kernel: &str) -> &'static str {
     match kernel {
         "auto (vs aligned)" => "ours at the aligned shape",
         "fused bias + GELU" => "plain (no epilogue)",
+        k if k.starts_with("plain, wgmma") || k.starts_with("fused bias + GELU, wgmma") => "plain (no epilogue)",
         "cuBLAS + separate bias/GELU pass" => "fused bias + GELU",
         _ => "cuBLAS",
     }

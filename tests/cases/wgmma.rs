@@ -67,6 +67,17 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
     // 257 × 300 one, rows of C not 16-byte aligned for a 16-bit output,
     // stores from the accumulators, held on the 128 × 256 tile).
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain::257x512x200", tile.name()), Spec { alpha: 1.5, ..mk(257, 512, 200) }, false);
+    // Ping-pong: three tiles per block (the emulator's 3 blocks, 9 tiles)
+    // of 17 k-tiles each, more than the ring's stages, so that a consumer
+    // letting the other's tile by would run a whole tile ahead of the loads
+    // without its turn barrier.
+    if tile == WgmmaTile::P128x128 {
+        // Rows of C not 16-byte aligned for a 16-bit output (stores from
+        // the accumulators) and aligned (TMA stores).
+        for (m, n) in [(300, 300), (300, 320)] {
+            push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::turns::{m}x{n}x1031", tile.name()), Spec { beta: 0.5, ..mk(m, n, 1031) }, false);
+        }
+    }
     // Padded leading dimensions, β = 0 over a NaN C.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
     // Rows of C 16-byte aligned (65 + 7 columns) past the last column: the

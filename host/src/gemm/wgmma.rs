@@ -29,17 +29,23 @@ pub enum WgmmaTile {
     /// 128 × 128 block tiles, 6 stages (twice the tiles: problems with few
     /// of the large ones).
     B128x128,
+    /// Ping-pong 128 × 128 block tiles, 6 stages: each consumer warpgroup
+    /// computes its own tiles, so one's epilogue runs under the other's
+    /// k-loop (fused bias and activation); row-major operands, `B` also
+    /// transposed for bf16 → bf16.
+    P128x128,
 }
 
 impl WgmmaTile {
     /// Every tile.
-    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128];
+    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128];
 
     /// The tile's name.
     pub fn name(self) -> &'static str {
         match self {
             WgmmaTile::B128x256 => "wgmma_128x256",
             WgmmaTile::B128x128 => "wgmma_128x128",
+            WgmmaTile::P128x128 => "wgmma_pp_128x128",
         }
     }
 
@@ -47,13 +53,18 @@ impl WgmmaTile {
     fn bn(self) -> usize {
         match self {
             WgmmaTile::B128x256 => 256,
-            WgmmaTile::B128x128 => 128,
+            WgmmaTile::B128x128 | WgmmaTile::P128x128 => 128,
         }
+    }
+
+    /// Whether the tile's consumers ping-pong.
+    fn pingpong(self) -> bool {
+        self == WgmmaTile::P128x128
     }
 
     /// Whether kernel configuration `c` is this tile.
     pub fn matches(self, c: &WgmmaTiling) -> bool {
-        c.bn == self.bn()
+        c.bn == self.bn() && c.pingpong == self.pingpong()
     }
 
     /// The kernels of this tile.
@@ -267,6 +278,12 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let config = kernel.config();
     let g = p.g;
     let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
+    // The kernel's producer counts its work units (tiles × parts of `k`)
+    // in 32 bits.
+    let most_units = m.div_ceil(config.bm()).saturating_mul(n.div_ceil(config.bn)).saturating_mul(p.batch).saturating_mul(MAX_SPLITS);
+    if most_units > u32::MAX as usize {
+        return Err(Error::BadArgument { arg: "c", detail: format!("{m} × {n} × {} batch: more block tiles than the wgmma kernels count", p.batch) });
+    }
     let [sa, sb] = Stored::operands(p, (ta, tb));
     // tf32: both operands k-major and rounded (`wgmma` reads them from
     // shared memory as they are), so always staged; `A` transposed when

@@ -246,6 +246,14 @@ pub fn wgmma_wait_group<const N: u32, const R: usize>(acc: &mut [u32; R]) {
     imp::wgmma_wait_group::<N, R>(acc)
 }
 
+/// [`wgmma_wait_group`] for two accumulator arrays (a ping-pong tile's
+/// halves): one wait, then both arrays fenced.
+#[inline(always)]
+pub fn wgmma_wait_group2<const N: u32, const R: usize>(a: &mut [u32; R], b: &mut [u32; R]) {
+    imp::wgmma_wait_group::<N, R>(a);
+    imp::wgmma_fence_regs::<R>(b)
+}
+
 /// `fence.proxy.async.shared::cta`: orders this thread's ordinary
 /// shared-memory writes before later reads and writes by the async proxy
 /// (TMA, wgmma).

@@ -633,6 +633,14 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             }
         }
         if progressed {
+            // Threads waiting for an mbarrier retry too: left waiting, a
+            // pass that runs only the released threads could end with
+            // nothing changed and report a deadlock that is none.
+            for s in state.iter_mut() {
+                if *s == State::Spinning {
+                    *s = State::Running;
+                }
+            }
             continue;
         }
 

@@ -394,6 +394,9 @@ pub(crate) fn wgmma_wait_group<const N: u32, const R: usize>(_acc: &mut [u32; R]
     })
 }
 
+/// Nothing to order on the emulator (its `wgmma` completes when issued).
+pub(crate) fn wgmma_fence_regs<const R: usize>(_acc: &mut [u32; R]) {}
+
 pub(crate) fn fence_proxy_async_shared() {}
 pub(crate) fn setmaxnreg_inc_232() {}
 pub(crate) fn setmaxnreg_dec_40() {}

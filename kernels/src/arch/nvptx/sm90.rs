@@ -175,6 +175,13 @@ pub(crate) fn wgmma_wait_group<const N: u32, const R: usize>(acc: &mut [u32; R])
         };
     }
     wait!(0 1 2 3 4 5 6 7);
+    wgmma_fence_regs(acc)
+}
+
+/// Ties `acc` to the point of the call: the compiler keeps the array's
+/// reads after it (no instruction).
+#[inline(always)]
+pub(crate) fn wgmma_fence_regs<const R: usize>(acc: &mut [u32; R]) {
     // SAFETY: `R` is the array's length; the casts only fix it statically.
     match R {
         64 => fence_regs_64(unsafe { &mut *(acc as *mut [u32; R] as *mut [u32; 64]) }),

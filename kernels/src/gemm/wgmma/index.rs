@@ -29,14 +29,13 @@ pub const KSTEPS: usize = ROW_BYTES as usize / KSTEP_BYTES;
 /// bytes of `m` or `n` each), the box TMA copies for it.
 pub const MN_BLOCK_BYTES: usize = 64 * ROW_BYTES as usize;
 
-/// Warpgroups that compute (each owns `64` rows of the block tile).
+/// Warpgroups that compute: each owns `64` rows of the block tile, or
+/// (ping-pong, [`SmemPlan::pingpong`]) whole block tiles, every other one
+/// of the block's walk.
 pub const CONSUMERS: usize = 2;
 
 /// Threads per block: one producer warpgroup and [`CONSUMERS`].
 pub const THREADS: usize = 128 * (1 + CONSUMERS);
-
-/// Arrivals that release a stage: one per consumer warp.
-pub const EMPTY_ARRIVALS: u32 = (CONSUMERS * 4) as u32;
 
 /// Block tile rows: 64 per consumer warpgroup.
 pub const BM: usize = WGMMA_M as usize * CONSUMERS;
@@ -73,13 +72,19 @@ pub const fn epi_at(buf: u32, row: u32, col: u32, es: u32) -> u32 {
 /// Where a block's shared memory goes, from a 1024-byte aligned `base`:
 /// `stages` stages of the `A` tile (`BM × BK`) then the `B` tile
 /// (`BN × BK`), then the epilogue buffers ([`EPI_BUFFERS`] per consumer),
-/// then the `full` and `empty` mbarriers of each stage.
+/// then the bias of the block tile (one per consumer when ping-pong), then
+/// the `full` and `empty` mbarriers of each stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmemPlan {
     /// Block tile columns.
     pub bn: usize,
     /// Stages of the ring.
     pub stages: usize,
+    /// Ping-pong: each consumer computes whole block tiles (the block's
+    /// tiles taken in turn), so one consumer reads a stage and releases
+    /// it, and each has its own tile's bias. Otherwise both consumers
+    /// compute halves of every tile.
+    pub pingpong: bool,
 }
 
 impl SmemPlan {
@@ -110,27 +115,44 @@ impl SmemPlan {
     pub const fn epi(&self, g: usize, b: usize) -> usize {
         self.stages * self.stage_bytes() + (g * EPI_BUFFERS + b) * EPI_BYTES
     }
-    /// Offset of the block tile's bias: `bn` f32, `bias[n0 + j]` (clamped
-    /// into `C`) at `j`, copied by the consumers at the start of each tile
-    /// when the call has a bias.
+    /// Bias slots: one per consumer when ping-pong, else one.
+    pub const fn bias_slots(&self) -> usize {
+        if self.pingpong { CONSUMERS } else { 1 }
+    }
+    /// Offset of the block tile's bias that consumer `g` reads: `bn` f32,
+    /// `bias[n0 + j]` (clamped into `C`) at `j`, copied by the consumers
+    /// at the start of each tile when the call has a bias (both into slot
+    /// 0, or each its own tile's when ping-pong).
     #[inline(always)]
-    pub const fn bias(&self) -> usize {
-        self.epi(CONSUMERS, 0)
+    pub const fn bias(&self, g: usize) -> usize {
+        self.epi(CONSUMERS, 0) + if self.pingpong { g * 4 * self.bn } else { 0 }
     }
     /// Offset of the mbarrier stage `s`'s copies complete on.
     #[inline(always)]
     pub const fn full(&self, s: usize) -> usize {
-        self.bias() + 4 * self.bn + 8 * s
+        self.epi(CONSUMERS, 0) + 4 * self.bn * self.bias_slots() + 8 * s
+    }
+    /// Arrivals that release a stage: one per warp of the consumers that
+    /// read it (both, or the tile's one when ping-pong).
+    pub const fn empty_arrivals(&self) -> u32 {
+        4 * if self.pingpong { 1 } else { CONSUMERS as u32 }
     }
     /// Offset of the mbarrier the consumers release stage `s` on.
     #[inline(always)]
     pub const fn empty(&self, s: usize) -> usize {
         self.full(self.stages + s)
     }
+    /// Offset of ping-pong consumer `g`'s turn mbarrier: the other consumer
+    /// arrives once it has waited for the last stage of its tile, and `g`
+    /// waits for that before its own tile's first stage.
+    #[inline(always)]
+    pub const fn turn(&self, g: usize) -> usize {
+        self.full(2 * self.stages + g)
+    }
     /// Dynamic shared memory to request: the plan plus the slack that
     /// aligns the base to 1024 bytes.
     pub const fn shared_bytes(&self) -> usize {
-        ATOM_BYTES as usize + self.full(2 * self.stages)
+        ATOM_BYTES as usize + self.full(2 * self.stages + if self.pingpong { CONSUMERS } else { 0 })
     }
 }
 
@@ -291,8 +313,8 @@ mod tests {
 
     #[test]
     fn the_plan_is_aligned_and_disjoint() {
-        for (bn, stages) in [(128usize, 6usize), (256, 4), (256, 3)] {
-            let p = SmemPlan { bn, stages };
+        for (bn, stages, pingpong) in [(128usize, 6usize, false), (256, 4, false), (256, 3, false), (128, 6, true)] {
+            let p = SmemPlan { bn, stages, pingpong };
             for s in 0..stages {
                 assert_eq!(p.a(s) % ATOM_BYTES as usize, 0);
                 assert_eq!(p.b(s) % ATOM_BYTES as usize, 0);
@@ -300,14 +322,21 @@ mod tests {
                 assert_eq!(p.full(s) % 8, 0);
                 assert!(p.empty(s) >= p.full(stages - 1) + 8);
             }
+            if pingpong {
+                assert_eq!(p.turn(0), p.empty(stages - 1) + 8);
+                assert_eq!(p.turn(CONSUMERS - 1) + 8 + ATOM_BYTES as usize, p.shared_bytes());
+            }
             for g in 0..CONSUMERS {
                 for b in 0..EPI_BUFFERS {
                     assert_eq!(p.epi(g, b) % ATOM_BYTES as usize, 0);
                     assert!(p.epi(g, b) >= p.a(stages) && p.epi(g, b) + EPI_BYTES <= p.full(0));
                 }
             }
-            assert_eq!(p.epi(CONSUMERS - 1, EPI_BUFFERS - 1) + EPI_BYTES, p.bias());
-            assert_eq!(p.bias() + 4 * bn, p.full(0));
+            assert_eq!(p.epi(CONSUMERS - 1, EPI_BUFFERS - 1) + EPI_BYTES, p.bias(0));
+            let last = if pingpong { CONSUMERS - 1 } else { 0 };
+            assert_eq!(p.bias(last) + 4 * bn, p.full(0));
+            assert!((0..CONSUMERS).all(|g| p.bias(g) % 8 == 0), "8-byte bias loads");
+            assert_eq!(p.empty_arrivals(), if pingpong { 4 } else { 8 });
             assert!(p.shared_bytes() <= 227 * 1024, "{bn} {stages}: {}", p.shared_bytes());
             // The boxes of one stage deliver exactly the stage's bytes.
             for (mn, es) in [(false, 2usize), (true, 2), (false, 4)] {

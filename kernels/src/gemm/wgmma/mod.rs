@@ -16,6 +16,13 @@
 //!   asynchronously, and release the
 //!   stage before theirs once `wgmma.wait_group 1` says its reads are over.
 //!   Loads run `STAGES` tiles ahead of the math without a block barrier.
+//! * **Ping-pong** ([`WgmmaTiling::pingpong`], `128 × 128` tiles): each
+//!   consumer computes whole block tiles instead of half of each — the
+//!   block's tiles in turn, both `64`-row halves of a tile (two `wgmma`
+//!   per `k` step sharing `B`'s descriptor), and only its own stages
+//!   released. While one consumer runs its tile's epilogue the other's
+//!   k-loop keeps the tensor cores busy: the producer fills the ring in
+//!   the walk's order, so the consumers' k-loops fall into turns.
 //! * **Operands as stored.** TMA copies each operand tile the way it lies
 //!   in global memory; `wgmma` reads k-major tiles (rows of `k`) and
 //!   m/n-major ones (rows of `m` or `n`, its transpose flags), so none of
@@ -52,15 +59,15 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EMPTY_ARRIVALS,
-    EPI_BUFFERS, KSTEPS, THREADS,
+    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EPI_BUFFERS, KSTEPS,
+    THREADS,
 };
 use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
     bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
-    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, TensorMap,
+    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, wgmma_wait_group2, TensorMap,
 };
 use crate::arch::simd::f32x2;
 use crate::arch::{
@@ -130,6 +137,10 @@ pub struct WgmmaTiling {
     pub ta: bool,
     /// `B` stored transposed (`n × k`, read k-major).
     pub tb: bool,
+    /// Ping-pong consumers (each its own `128 × bn` tiles; `bn` = 128, so
+    /// that a consumer's accumulators are as many as a `128 × 256` tile's
+    /// half).
+    pub pingpong: bool,
 }
 
 impl WgmmaTiling {
@@ -143,7 +154,12 @@ impl WgmmaTiling {
     }
     /// The shared-memory plan.
     pub const fn plan(&self) -> SmemPlan {
-        SmemPlan { bn: self.bn, stages: self.stages }
+        SmemPlan { bn: self.bn, stages: self.stages, pingpong: self.pingpong }
+    }
+    /// f32 accumulators per consumer thread: a consumer's share of the
+    /// tile (`64 × bn`, or `128 × bn` when ping-pong) over its 128 threads.
+    pub const fn acc_regs(&self) -> usize {
+        if self.pingpong { self.bn } else { self.bn / 2 }
     }
     /// Bytes per input element (4 for tf32).
     pub const fn es(&self) -> usize {
@@ -184,7 +200,8 @@ impl WgmmaTiling {
             F32 => self.output == F32 && !self.ta && self.tb,
             _ => false,
         };
-        kinds && (self.bn == 128 || self.bn == 256) && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
+        let tile = if self.pingpong { self.bn == 128 } else { self.bn == 128 || self.bn == 256 };
+        kinds && tile && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
     }
 }
 
@@ -216,13 +233,14 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
 /// batch index, `bias` holds `n` elements when `p.has_bias` is set, and the
 /// block has [`THREADS`] threads and the plan's shared memory.
 #[inline(always)]
-pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const R: usize>(
+pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const R: usize>(
     p: WgmmaParams,
     maps: Global<TensorMap>,
     c: Global<O>,
     bias: Global<f32>,
 ) {
-    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB };
+    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP };
+    const { assert!(R == if PP { BN } else { BN / 2 }, "R is the configuration's accumulators (`acc_regs`)") };
     let plan = cfg.plan();
     let (a_mn, b_mn) = (cfg.a_mn_major(), cfg.b_mn_major());
     let t = thread_idx_x() as usize;
@@ -231,16 +249,25 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     let at = |off: usize| base + off as u32;
     // Tile counts from 32-bit arithmetic (their upper halves are then known
     // zeros: 64-bit ones took uniform registers ptxas spilled).
-    let (tiles_m, tiles_n) = (p.g.m.div_ceil(BM as u32) as usize, p.g.n.div_ceil(BN as u32) as usize);
-    let splits = (p.splits as usize).max(1);
     // Work units: every part of `k` of every tile.
-    let units = tiles_m * tiles_n * p.batch as usize * splits;
-    let ktiles = p.g.k.div_ceil(bk(I::BYTES) as u32) as usize;
+    let walk = |[m, n, k, batch, splits]: [u32; 5]| {
+        let (tiles_m, tiles_n) = (m.div_ceil(BM as u32) as usize, n.div_ceil(BN as u32) as usize);
+        let splits = (splits as usize).max(1);
+        let units = tiles_m * tiles_n * batch as usize * splits;
+        (tiles_m, tiles_n, splits, units, k.div_ceil(bk(I::BYTES) as u32) as usize)
+    };
+    let sizes = [p.g.m, p.g.n, p.g.k, p.batch, p.splits];
+    let (tiles_m, tiles_n, splits, units, ktiles) = walk(sizes);
     unsafe {
         if t == 0 {
             for s in 0..ST {
                 mbarrier_init(at(plan.full(s)), 1);
-                mbarrier_init(at(plan.empty(s)), EMPTY_ARRIVALS);
+                mbarrier_init(at(plan.empty(s)), plan.empty_arrivals());
+            }
+            if PP {
+                for g in 0..CONSUMERS {
+                    mbarrier_init(at(plan.turn(g)), 1);
+                }
             }
         }
         sync_threads();
@@ -253,17 +280,21 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             }
             fence_proxy_tensormap(maps, MAP_A);
             fence_proxy_tensormap(maps, MAP_B);
-            let mut it = 0usize;
-            let mut unit = block_idx_x() as usize;
+            // The ring position: stage `s` in its `phase`-th use (mod 2),
+            // stepped rather than divided out of a 64-bit count (the
+            // producer has 40 registers).
+            let (mut s, mut phase) = (0usize, 0u32);
+            // Units in 32 bits here (the launcher checks that they fit).
+            let units = units as u32;
+            let mut unit = block_idx_x();
             while unit < units {
-                let (z, m0, n0) = tile_origin(unit / splits, tiles_m, tiles_n, BN);
-                let (k0, k1) = k_part(unit % splits, splits, ktiles);
+                let (z, m0, n0) = tile_origin(unit as usize / splits, tiles_m, tiles_n, BN);
+                let (k0, k1) = k_part(unit as usize % splits, splits, ktiles);
                 let za = if p.a_batched != 0 { z } else { 0 };
                 let zb = if p.b_batched != 0 { z } else { 0 };
                 for kt in k0..k1 {
-                    let s = it % ST;
                     // A fresh stage counts as released (parity 1 of phase 0).
-                    mbarrier_wait(at(plan.empty(s)), ((it / ST) & 1) as u32 ^ 1);
+                    mbarrier_wait(at(plan.empty(s)), phase ^ 1);
                     let full = at(plan.full(s));
                     mbarrier_arrive_expect_tx(full, plan.stage_bytes() as u32);
                     for q in 0..tile_boxes(a_mn, BM) {
@@ -274,82 +305,159 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         let (off, xyz) = tile_box(b_mn, q, n0, kt, zb, I::BYTES);
                         tma_load_3d(at(plan.b(s) + off), maps, MAP_B, xyz, full);
                     }
-                    it += 1;
+                    s += 1;
+                    if s == ST {
+                        (s, phase) = (0, phase ^ 1);
+                    }
                 }
-                unit += grid_dim_x() as usize;
+                unit = unit.saturating_add(grid_dim_x());
             }
         } else {
             // Consumers.
             setmaxnreg_inc_232();
+            // Ping-pong: the walk again in each branch, from the parameters
+            // (computed once before the branch, ptxas kept it in local
+            // memory across the register reallocation).
+            let (tiles_m, _, splits, units, ktiles) = if PP { walk(sizes.map(opaque_u32)) } else { (tiles_m, tiles_n, splits, units, ktiles) };
             let g = wg - 1;
             let tw = t % WARPGROUP as usize;
             let lane = tw % 32;
+            // A consumer's accumulators: `acc` (half of the tile), or when
+            // ping-pong `lo` and `hi` (the tile's two 64-row halves; two
+            // arrays named apart, not halves of one indexed by a loop
+            // variable, which put them in local memory).
             let mut acc = [0u32; R];
+            let (mut lo, mut hi) = ([0u32; HALF], [0u32; HALF]);
+            const { assert!(!PP || (BN == 128 && R == 2 * HALF), "ping-pong halves are 64 × 128") };
             let tma = p.store_map != 0;
             let mut it = 0usize;
-            let mut unit = block_idx_x() as usize;
+            // Units in 32 bits, as in the producer.
+            let units = units as u32;
+            let mut unit = block_idx_x();
+            // The block's units in walk order; ping-pong: consumer `g`
+            // computes turns `g`, `g + 2`, … and lets the others' stages by.
+            // Before a turn's first stage it waits until the other consumer
+            // has waited for the last stage of the turn before (the `turn`
+            // mbarriers): a stage's `full` barrier tells only the parity of
+            // its phase, and a consumer running a whole tile ahead of the
+            // loads would take a phase two uses old for the one it wants.
+            let mut turn = 0u32;
             while unit < units {
+                let part = unit as usize % splits;
+                let (k0, k1) = k_part(part, splits, ktiles);
+                let mine = !PP || turn as usize % CONSUMERS == g;
+                turn += 1;
+                if !mine {
+                    it += k1 - k0;
+                    unit = unit.saturating_add(grid_dim_x());
+                    continue;
+                }
                 // `n`'s tile count again from the parameter (held through
                 // the k-loop, ptxas spilled it when the bias copy below
                 // came in).
                 let tiles_n = opaque_u32(p.g.n).div_ceil(BN as u32) as usize;
-                let (z, m0, n0) = tile_origin(unit / splits, tiles_m, tiles_n, BN);
-                let part = unit % splits;
+                let (z, m0, n0) = tile_origin(unit as usize / splits, tiles_m, tiles_n, BN);
+                // Who shares the tile's bias copy: both consumers (a
+                // column each of 256 threads), or this one alone.
+                let (bias_bar, bias_threads, col) =
+                    if PP { (epi_barrier(g), WARPGROUP, tw) } else { (BIAS_BARRIER, CONSUMERS as u32 * WARPGROUP, g * WARPGROUP as usize + tw) };
                 if p.has_bias != 0 {
                     // The tile's bias into shared memory while the k-loop
                     // runs (read from global memory in the epilogue, its
                     // loads' latency stood between the tensor cores' tiles).
-                    // Both consumers are past the last tile's reads first.
-                    sync_named(BIAS_BARRIER, 2 * WARPGROUP);
-                    const { assert!(BN <= CONSUMERS * WARPGROUP as usize, "a column of the bias per consumer thread") };
-                    let j = g * WARPGROUP as usize + tw;
-                    if j < BN {
-                        // SAFETY: `j < BN`, inside the plan's bias slot of
+                    // The consumers that read it are past the last tile's
+                    // reads first.
+                    sync_named(bias_bar, bias_threads);
+                    const { assert!(BN <= if PP { WARPGROUP as usize } else { CONSUMERS * WARPGROUP as usize }, "a column of the bias per copying thread") };
+                    if col < BN {
+                        // SAFETY: `col < BN`, inside the plan's bias slot of
                         // `bn` f32; the source index is clamped into the
                         // `n` elements the launcher checked `bias` holds.
-                        cp_async_4(bias_tile(plan), j, bias, (n0 + j).min(p.g.n as usize - 1));
+                        cp_async_4(bias_tile(plan, g), col, bias, (n0 + col).min(p.g.n as usize - 1));
                     }
                     cp_async_commit();
                 }
-                let (k0, k1) = k_part(part, splits, ktiles);
+                if PP && turn > 1 {
+                    // Turn `turn - 1` is this consumer's `(turn - 2) / 2`-th
+                    // wait (turns 1, 3, … or 2, 4, …).
+                    mbarrier_wait(at(plan.turn(g)), ((turn - 2) / 2) & 1);
+                }
+                // The other consumer's turn barrier.
+                let next = || at(plan.turn(CONSUMERS - 1 - g));
                 for kt in k0..k1 {
                     let s = it % ST;
                     mbarrier_wait(at(plan.full(s)), ((it / ST) & 1) as u32);
+                    if PP && kt + 1 == k1 && tw == 0 {
+                        // Every stage of the turn is loaded: the other
+                        // consumer's turn may begin.
+                        mbarrier_arrive(next());
+                    }
                     wgmma_fence();
                     for j in 0..KSTEPS {
-                        let da = operand_desc(a_mn, at(plan.a(s)), g, j);
                         let db = operand_desc(b_mn, at(plan.b(s)), 0, j);
-                        mma::<I, TA, B_MN, R>(&mut acc, da, db, kt > k0 || j > 0);
+                        let accumulate = kt > k0 || j > 0;
+                        if PP {
+                            // Both halves of the tile, `B` shared.
+                            mma::<I, TA, B_MN, HALF>(&mut lo, operand_desc(a_mn, at(plan.a(s)), 0, j), db, accumulate);
+                            mma::<I, TA, B_MN, HALF>(&mut hi, operand_desc(a_mn, at(plan.a(s)), 1, j), db, accumulate);
+                        } else {
+                            let da = operand_desc(a_mn, at(plan.a(s)), g, j);
+                            mma::<I, TA, B_MN, R>(&mut acc, da, db, accumulate);
+                        }
                     }
                     wgmma_commit_group();
                     // The previous stage's group is done: release its stage.
-                    wgmma_wait_group::<1, R>(&mut acc);
+                    if PP {
+                        wgmma_wait_group2::<1, HALF>(&mut lo, &mut hi);
+                    } else {
+                        wgmma_wait_group::<1, R>(&mut acc);
+                    }
                     if kt > k0 && lane == 0 {
                         mbarrier_arrive(at(plan.empty((it - 1) % ST)));
                     }
                     it += 1;
                 }
-                wgmma_wait_group::<0, R>(&mut acc);
+                if PP {
+                    wgmma_wait_group2::<0, HALF>(&mut lo, &mut hi);
+                } else {
+                    wgmma_wait_group::<0, R>(&mut acc);
+                }
                 if k1 > k0 && lane == 0 {
                     mbarrier_arrive(at(plan.empty((it - 1) % ST)));
                 }
+                if PP && k1 == k0 && tw == 0 {
+                    mbarrier_arrive(next());
+                }
                 if k1 == k0 {
                     acc = [0; R];
+                    (lo, hi) = ([0; HALF], [0; HALF]);
                 }
                 if p.has_bias != 0 {
                     cp_async_wait_group(0);
-                    sync_named(BIAS_BARRIER, 2 * WARPGROUP);
+                    sync_named(bias_bar, bias_threads);
                 }
-                let bias_sh = bias_tile(plan);
+                let bias_sh = bias_tile(plan, g);
                 let base = (z * splits + part) * p.stride_c as usize;
-                let origin = (m0 + 64 * g, n0);
-                if tma {
-                    let zc = z * splits + part;
-                    epilogue_tma::<O, R>(&p, maps, c, bias_sh, &acc, (base, zc), origin, tw, g, plan);
+                let zc = z * splits + part;
+                if PP {
+                    // One half after the other (each a call of its own:
+                    // see `lo` and `hi`).
+                    if tma {
+                        epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &lo, (base, zc), (m0, n0), tw, g, plan);
+                        epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &hi, (base, zc), (m0 + WGMMA_M as usize, n0), tw, g, plan);
+                    } else {
+                        epilogue::<O, HALF>(&p, c, bias_sh, &lo, base, (m0, n0), tw);
+                        epilogue::<O, HALF>(&p, c, bias_sh, &hi, base, (m0 + WGMMA_M as usize, n0), tw);
+                    }
                 } else {
-                    epilogue::<O, R>(&p, c, bias_sh, &acc, base, origin, tw);
+                    let origin = (m0 + 64 * g, n0);
+                    if tma {
+                        epilogue_tma::<O, R>(&p, maps, c, bias_sh, &acc, (base, zc), origin, tw, g, plan);
+                    } else {
+                        epilogue::<O, R>(&p, c, bias_sh, &acc, base, origin, tw);
+                    }
                 }
-                unit += grid_dim_x() as usize;
+                unit = unit.saturating_add(grid_dim_x());
             }
             if tma && tw == 0 {
                 // The last stores read their buffers before the block's
@@ -360,6 +468,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     }
 }
 
+/// Accumulators per half of a ping-pong tile (`64 × 128`).
+const HALF: usize = 64;
+
 /// Named barrier of consumer `g`'s 128 threads (0 is `sync_threads`).
 const fn epi_barrier(g: usize) -> u32 {
     1 + g as u32
@@ -368,12 +479,13 @@ const fn epi_barrier(g: usize) -> u32 {
 /// Named barrier of both consumers (256 threads) around the tile's bias.
 const BIAS_BARRIER: u32 = 1 + CONSUMERS as u32;
 
-/// The block tile's bias in shared memory ([`SmemPlan::bias`]).
+/// The block tile's bias that consumer `g` reads in shared memory
+/// ([`SmemPlan::bias`]).
 #[inline(always)]
-fn bias_tile(plan: SmemPlan) -> Shared<f32> {
+fn bias_tile(plan: SmemPlan, g: usize) -> Shared<f32> {
     let raw = dynamic_shared::<u8>();
     // `opaque_u32`: computed where it is used, not held through the k-loop.
-    let at = opaque_u32(align_base(raw.addr()) - raw.addr()) as usize + plan.bias();
+    let at = opaque_u32(align_base(raw.addr()) - raw.addr()) as usize + plan.bias(g);
     raw.offset(at).cast::<f32>()
 }
 
@@ -669,7 +781,7 @@ macro_rules! wgmma_kernel {
                 const _: () = assert!($cfg.validate(), "invalid wgmma configuration");
                 $crate::gemm::wgmma::body::<
                     <$crate::gemm::mma::Dt<{ $cfg.input }> as $crate::gemm::mma::Elem>::T, _,
-                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.bn / 2 },
+                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.pingpong }, { $cfg.acc_regs() },
                 >(p, maps, c, bias)
             }
         }
@@ -677,7 +789,11 @@ macro_rules! wgmma_kernel {
 }
 
 const fn cfg(bn: usize, stages: usize, input: usize, output: usize, ta: bool, tb: bool) -> WgmmaTiling {
-    WgmmaTiling { bn, stages, input, output, ta, tb }
+    WgmmaTiling { bn, stages, input, output, ta, tb, pingpong: false }
+}
+
+const fn pingpong(c: WgmmaTiling) -> WgmmaTiling {
+    WgmmaTiling { pingpong: true, ..c }
 }
 
 macro_rules! tile_consts {
@@ -706,6 +822,15 @@ tile_consts! {
     WG_TF32_F32_NT_128X256 = (256, 4, F32, F32, false, true);
     WG_TF32_F32_NT_128X128 = (128, 6, F32, F32, false, true);
 }
+
+/// bf16 → bf16 ping-pong `128 × 128 × 64` tiles, 6 stages, row-major.
+pub const WG_BF16_BF16_NN_PP128: WgmmaTiling = pingpong(WG_BF16_BF16_NN_128X128);
+/// bf16 → bf16 ping-pong, `B` stored transposed.
+pub const WG_BF16_BF16_NT_PP128: WgmmaTiling = pingpong(WG_BF16_BF16_NT_128X128);
+/// bf16 → f32 ping-pong, row-major.
+pub const WG_BF16_F32_NN_PP128: WgmmaTiling = pingpong(WG_BF16_F32_NN_128X128);
+/// f16 → f16 ping-pong, row-major.
+pub const WG_F16_F16_NN_PP128: WgmmaTiling = pingpong(WG_F16_F16_NN_128X128);
 
 /// The wgmma kernels, one row each (see [`crate::variants`]). They are
 /// compiled into the sm_90a PTX module only (`ferrotile_sm90a`), and on
@@ -746,6 +871,14 @@ macro_rules! wgmma_table {
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32Nt128x256 => gemm_wgmma_tf32_f32_nt_128x256_s4 = wgmma_kernel!(WG_TF32_F32_NT_128X256), bounds 1;
         /// tf32 → f32, 128 × 128, 6 stages, `B` stored transposed.
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32Nt128x128 => gemm_wgmma_tf32_f32_nt_128x128_s6 = wgmma_kernel!(WG_TF32_F32_NT_128X128), bounds 1;
+        /// bf16 → bf16, ping-pong 128 × 128 tiles (each consumer its own: one's epilogue under the other's k-loop), 6 stages, row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnPp128 => gemm_wgmma_bf16_bf16_nn_pp128_s6 = wgmma_kernel!(WG_BF16_BF16_NN_PP128), bounds 1;
+        /// bf16 → bf16, ping-pong 128 × 128, `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NtPp128 => gemm_wgmma_bf16_bf16_nt_pp128_s6 = wgmma_kernel!(WG_BF16_BF16_NT_PP128), bounds 1;
+        /// bf16 → f32, ping-pong 128 × 128, row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnPp128 => gemm_wgmma_bf16_f32_nn_pp128_s6 = wgmma_kernel!(WG_BF16_F32_NN_PP128), bounds 1;
+        /// f16 → f16, ping-pong 128 × 128, row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnPp128 => gemm_wgmma_f16_f16_nn_pp128_s6 = wgmma_kernel!(WG_F16_F16_NN_PP128), bounds 1;
     } };
 }
 
