@@ -31,8 +31,10 @@ pub enum WgmmaTile {
     B128x128,
     /// Ping-pong 128 × 128 block tiles, 6 stages: each consumer warpgroup
     /// computes its own tiles, so one's epilogue runs under the other's
-    /// k-loop (fused bias and activation); row-major operands, `B` also
-    /// transposed for bf16 → bf16.
+    /// k-loop; row-major operands, `B` also transposed for bf16 → bf16.
+    /// Measured slower than [`WgmmaTile::B128x256`] plain and fused
+    /// (BENCHMARKS.md, "Ping-pong consumers, tried"): `Auto` does not pick
+    /// it; a forced variant.
     P128x128,
 }
 
@@ -473,6 +475,9 @@ mod tests {
             assert!(kernel_for(WgmmaTile::B128x256, BF16, BF16, t).is_ok(), "{t:?}");
         }
         assert!(matches!(kernel_for(WgmmaTile::B128x128, F16_KIND, F32, (true, true)), Err(Error::BadArgument { arg: "variant", .. })));
+        // The ping-pong tile has the row-major kernels (and NT for bf16 → bf16) only.
+        assert!(matches!(kernel_for(WgmmaTile::P128x128, BF16, BF16, (true, false)), Err(Error::BadArgument { arg: "variant", .. })));
+        assert!(matches!(kernel_for(WgmmaTile::P128x128, F32, F32, (false, true)), Err(Error::BadArgument { arg: "variant", .. })));
     }
 
     #[test]
