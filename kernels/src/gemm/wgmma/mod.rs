@@ -21,8 +21,11 @@
 //!   block's tiles in turn, both `64`-row halves of a tile (two `wgmma`
 //!   per `k` step sharing `B`'s descriptor), and only its own stages
 //!   released. While one consumer runs its tile's epilogue the other's
-//!   k-loop keeps the tensor cores busy: the producer fills the ring in
-//!   the walk's order, so the consumers' k-loops fall into turns.
+//!   k-loop keeps the tensor cores busy. The producer fills the ring in
+//!   the walk's order; a consumer starts its turn only once the other has
+//!   waited for its tile's last stage (the `turn` mbarriers,
+//!   [`index::SmemPlan::turn`]), since a parity wait cannot tell a stage's
+//!   uses two phases apart.
 //! * **Operands as stored.** TMA copies each operand tile the way it lies
 //!   in global memory; `wgmma` reads k-major tiles (rows of `k`) and
 //!   m/n-major ones (rows of `m` or `n`, its transpose flags), so none of
@@ -240,7 +243,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     bias: Global<f32>,
 ) {
     let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP };
-    const { assert!(R == if PP { BN } else { BN / 2 }, "R is the configuration's accumulators (`acc_regs`)") };
+    const { assert!(R == WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP }.acc_regs(), "R is the configuration's accumulators") };
     let plan = cfg.plan();
     let (a_mn, b_mn) = (cfg.a_mn_major(), cfg.b_mn_major());
     let t = thread_idx_x() as usize;
@@ -315,8 +318,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
         } else {
             // Consumers.
             setmaxnreg_inc_232();
-            // Ping-pong: the walk again in each branch, from the parameters
-            // (computed once before the branch, ptxas kept it in local
+            // Ping-pong: the walk again, from the parameters (computed once
+            // before the producer/consumer branch, ptxas kept it in local
             // memory across the register reallocation).
             let (tiles_m, _, splits, units, ktiles) = if PP { walk(sizes.map(opaque_u32)) } else { (tiles_m, tiles_n, splits, units, ktiles) };
             let g = wg - 1;
