@@ -513,3 +513,73 @@ fn split_k_depth_is_whole_tiles_and_covers_k_in_at_most_the_slices_asked() {
         }
     }
 }
+
+/// The general-load kernels' tile loads ([`tile_vector`]): every element
+/// of each tile once, the 4 elements of a vector consecutive in the stored
+/// operand whatever its orientation, and each warp's loads of a pass (its
+/// 4 scalar loads together, which is what reaches L2 after L1 merges
+/// them) using whole sectors: no more sectors than the bytes need.
+#[test]
+fn general_tile_loads_cover_their_tiles_with_vectors_along_stored_rows() {
+    use crate::gemm::simt::GeneralConfig;
+    use std::collections::BTreeSet;
+    // Stored rows 32-byte aligned (leading dimensions multiples of 8).
+    let p = GemmParams { m: 4096, n: 4096, k: 4096, lda: 4104, ldb: 4112, ldc: 4096, alpha: 1.0, beta: 0.0 };
+    for g in GeneralConfig::ALL {
+        let (cfg, t) = (g.config(), g.config().engine());
+        let nt = t.threads();
+        for (op, l, (rows, cols), passes, transposed) in
+            [("A", p.a_op(cfg.ta), (t.bm, t.bk), t.a_passes(), cfg.ta), ("B", p.b_op(cfg.tb), (t.bk, t.bn), t.b_passes(), cfg.tb)]
+        {
+            let name = std::format!("{} {op}", g.name());
+            let mut seen = std::vec![0u8; rows * cols];
+            for w in 0..nt / 32 {
+                for q in 0..passes {
+                    let mut sectors = BTreeSet::new();
+                    for th in w * 32..w * 32 + 32 {
+                        let ((r, c), (dr, dc)) = tile_vector(th, q, nt, (rows, cols), transposed);
+                        assert_eq!(dr + dc, 1, "{name}: one step along a row or a column");
+                        for e in 0..4 {
+                            let (er, ec) = (r + e * dr, c + e * dc);
+                            assert!(er < rows && ec < cols, "{name}: ({er}, {ec}) outside the tile");
+                            seen[er * cols + ec] += 1;
+                            assert_eq!(l.offset(er, ec), l.offset(r, c) + e, "{name}: vector not consecutive in memory");
+                            sectors.insert(l.offset(er, ec) * 4 / 32);
+                        }
+                    }
+                    assert_eq!(sectors.len(), 32 * 4 * 4 / 32, "{name}: warp {w} pass {q} sectors");
+                }
+            }
+            assert!(seen.iter().all(|&x| x == 1), "{name}: not every element once");
+        }
+        // A transposed is stored into the shared tile one float4 per
+        // vector: 4 consecutive m of a row stay together, 16-byte aligned.
+        let at = t.a_tile();
+        for k in 0..t.bk {
+            for m in (0..t.bm).step_by(4) {
+                assert_eq!(at.offset(k, m) % 4, 0, "{}: A tile ({k}, {m})", g.name());
+                for e in 0..4 {
+                    assert_eq!(at.offset(k, m + e), at.offset(k, m) + e, "{}: A tile ({k}, {m} + {e})", g.name());
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    /// The `loads` word takes float4s exactly where the leading dimension
+    /// and the offset are multiples of 4, and then every vector a kernel
+    /// reads (4 consecutive elements of a stored row from a multiple of 4)
+    /// starts 16-byte aligned.
+    #[test]
+    fn loads_word_takes_float4s_only_on_aligned_rows(lds in (1u32..64, 1u32..64, 1u32..64), offs in (0usize..64, 0usize..64, 0usize..64), row in 0usize..50, col4 in 0usize..16) {
+        let w = loads_word(lds, offs);
+        let aligned = |ld: u32, off: usize| (off + row * ld as usize + 4 * col4) % 4 == 0;
+        for (bit, ld, off) in [(LOADS_A_VEC, lds.0, offs.0), (LOADS_B_VEC, lds.1, offs.1), (LOADS_C_VEC, lds.2, offs.2)] {
+            prop_assert_eq!(w & bit != 0, ld % 4 == 0 && off % 4 == 0);
+            if w & bit != 0 {
+                prop_assert!(aligned(ld, off));
+            }
+        }
+    }
+}
