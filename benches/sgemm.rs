@@ -30,7 +30,6 @@ use std::time::Duration;
 use ferrotile::testing::random_f32;
 use ferrotile::cublas::{Cublas, CUBLAS};
 use ferrotile::gemm::{Gemm, GemmVariant};
-use ferrotile::transpose::Transpose;
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Buffer, Context, Error, Result};
 
@@ -191,10 +190,6 @@ const CLASSES: &[(&str, usize, usize, usize, bool, bool)] = &[
     ("transposed", 1000, 1000, 1000, true, false),
     ("transposed", 1000, 1000, 1000, false, true),
     ("transposed", 1000, 1000, 1000, true, true),
-    ("transposed", 2048, 2048, 2048, true, false),
-    ("transposed", 2048, 2048, 2048, false, true),
-    ("transposed", 1023, 1025, 1021, true, false),
-    ("transposed", 1023, 1025, 1021, false, true),
     ("skinny", 64, 4096, 4096, false, false),
     ("skinny", 4096, 64, 4096, false, false),
     ("deep", 256, 256, 65536, false, false),
@@ -263,13 +258,7 @@ fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
 /// tile, the slices and the reduction).
 fn auto_kernel(ctx: &Context, g: &Gemm) -> Result<String> {
     let (split, slices) = g.split_k_plan_on(ctx);
-    let general = g.general_kernel_on(ctx)?;
-    Ok(match (general, slices) {
-        (Some(k), 1) => k.to_string(),
-        (Some(k), s) => format!("{k} × {s} + reduce"),
-        (None, 1) => g.resolved_variant()?.name().to_string(),
-        (None, s) => format!("{} × {s} + reduce", split.name()),
-    })
+    Ok(if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { g.resolved_variant()?.name().to_string() })
 }
 
 /// The record of a class row, as `cargo xtask import-log` makes it
@@ -289,7 +278,7 @@ fn record_class(class: &str, kernel: &str, (m, n, k): (usize, usize, usize), op:
 }
 
 /// One row per [`CLASSES`] entry: cuBLAS and `Auto` (the kernel it
-/// resolves to, general loads included), checked on sampled rows;
+/// resolves to, staging included in the time), checked on sampled rows;
 /// then the [`MID`] table.
 fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
     println!("\n## Shape classes — Auto vs cuBLAS SGEMM (same transposes, same run; α = 1, β = 0, packed)\n");
@@ -313,9 +302,6 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         let check = if cb_check == "ok" || cb_check == "—" { check } else { format!("{check} (cuBLAS: {cb_check})") };
         println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {kernel} | {pct} | {check} |", ms(t));
         record_class(class, &kernel, (m, n, k), &op, t, cb_time, &check);
-        if ta || tb {
-            pre_transposed(ctx, &p, &mut c, (m, n, k), (ta, tb), (t, cb_time))?;
-        }
         if slices == 1 && (ta || tb || [k, n].iter().any(|d| d % 4 != 0)) {
             breakdown(ctx, (m, n, k), t)?;
         }
@@ -323,39 +309,10 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
     mid_sizes(ctx, cublas)
 }
 
-/// The way the general loads replaced, timed in the same run (printed, not
-/// recorded): each transposed operand transposed by our own transpose
-/// kernels into a row-major copy (allocated once, outside the timing),
-/// then `Auto` on the copies; checked like `Auto`. `(t, cb)`: Auto's and
-/// cuBLAS's times.
-fn pre_transposed(ctx: &Context, p: &Problem, c: &mut Buffer<f32>, (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool), (t, cb): (Duration, Option<Duration>)) -> Result<()> {
-    let mut a_rm = ctx.alloc::<f32>(m * k)?;
-    let mut b_rm = ctx.alloc::<f32>(k * n)?;
-    let g = Gemm::new(m, n, k);
-    let (t2, check) = p.measure(ctx, c, |c| {
-        if ta {
-            // Stored: k rows of m; the copy: m rows of k.
-            Transpose::new(m, k).run(ctx, &p.a, &mut a_rm)?;
-        }
-        if tb {
-            Transpose::new(k, n).run(ctx, &p.b, &mut b_rm)?;
-        }
-        g.run(ctx, if ta { &a_rm } else { &p.a }, if tb { &b_rm } else { &p.b }, c)
-    })?;
-    let pct = cb.map_or("—".into(), |tc| format!("{:.1}", 100.0 * tc.as_secs_f64() / t2.as_secs_f64()));
-    println!(
-        "| ↳ | transposed by the transpose kernels, then Auto on the copies ({:.1} % of Auto's time) | | | {:.3} | {} | {pct} | {check} |",
-        100.0 * t2.as_secs_f64() / t.as_secs_f64(),
-        ms(t2),
-        g.resolved_variant()?.name()
-    );
-    Ok(())
-}
-
-/// What an odd class's time is made of (printed, not recorded): the
+/// What a staged class's time is made of (printed, not recorded): the
 /// product alone on operands whose rows are already padded to 16 bytes
 /// (Auto's pick and every rung of its table), against Auto's
-/// whole time `auto` (general loads). Timing only: these runs are not
+/// whole time `auto` (staging included). Timing only: these runs are not
 /// checked.
 fn breakdown(ctx: &Context, (m, n, k): (usize, usize, usize), auto: Duration) -> Result<()> {
     let (lda, ldb) = (k.next_multiple_of(4), n.next_multiple_of(4));

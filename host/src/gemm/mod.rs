@@ -37,23 +37,22 @@
 //!
 //! # What `Auto` runs for f32 (the f32 ladder)
 //!
-//! Every shape and layout runs on rung 9's warp tiles; what their float4
-//! loads cannot read as stored runs on the same tiles with general loads
-//! (`sgemm_general_*`), and products with too few block tiles are split
-//! along `k`:
+//! Every shape and layout runs on a float4 rung (rung 9's warp tiles);
+//! what that rung cannot read as stored is staged first, and products
+//! with too few block tiles are split along `k`:
 //!
 //! | the problem | what runs |
 //! | --- | --- |
 //! | any `m × n × k` | the rung of [`AUTO_TABLE`] nearest to the shape ([`pick`]), or where its blocks fit one wave another bounded rung of the table estimated 10 % faster ([`auto_variant`]); blocks on the edge of `C` run the same unpredicated loop as interior ones (clamped reads), only the `k` tail is predicated |
-//! | `A` and/or `B` stored transposed | the same tile's general-load kernel: `A`'s tile read along its stored rows either way, `B`'s along `k` (a kernel per orientation of `B`); 4 scalar loads per vector where a float4 does not apply; edge blocks predicated |
-//! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | the general-load kernel, 4 scalar loads per vector of the operand whose rows are not 16-byte aligned |
-//! | `ldc` not a multiple of 4, or `C`'s batch stride not | the epilogue stores scalars |
+//! | `A` and/or `B` stored transposed | a packed row-major copy made by the transpose kernels (one matrix, rows of a multiple of 4) or the staging copy (otherwise), then as above |
+//! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | that operand staged into rows of a multiple of 4, then as above |
+//! | `ldc` not a multiple of 4 | the epilogue stores scalars |
+//! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
 //! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_plan`]): a rung 9 tile (the least padding of `C` among those that give every SM a block) over slices of `k` filling one wave, into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
 //! | one matrix whose unsplit blocks fit in one uneven or thin wave (some SMs get a block more than others, or fewer than their launch bounds allow), `k` ≥ 512 | split-k where the estimated time ([`one_wave_cost`]) drops by at least [`SPLIT_K_MIN_GAIN`] |
 //!
-//! A rung chosen with [`Gemm::variant`] runs as chosen (no split; one of
-//! `Auto`'s rung 9 tiles reads layouts its float4 loads cannot through its
-//! general-load kernel, another float4 rung refuses them, rung 5 reads
+//! A rung chosen with [`Gemm::variant`] runs as chosen (no staging, no
+//! split; a float4 rung refuses layouts it cannot read, rung 5 reads
 //! transposed operands directly); [`Gemm::split_k`] forces or turns off
 //! the split on the `Auto` path.
 
@@ -142,8 +141,8 @@ impl Activation {
 #[non_exhaustive]
 pub enum GemmVariant {
     /// The fastest kernel for the shape and types: for f32, the ladder's
-    /// rung from [`AUTO_TABLE`] on any layout (operands its float4 loads
-    /// cannot read by general loads, skinny and deep products split along `k`: the table in
+    /// rung from [`AUTO_TABLE`] on any layout (operands it cannot read
+    /// staged, skinny and deep products split along `k`: the table in
     /// the [module docs](self)); for bf16, f16 and tf32 on a Hopper GPU
     /// (compute capability 9.0), the wgmma tile (tf32 operands staged
     /// rounded and k-major first); otherwise the tensor-core tile that
@@ -336,8 +335,8 @@ impl Gemm {
     }
     /// `op(A) = Aᵀ`: `A` is stored as a row-major `k × m` matrix (leading
     /// dimension ≥ m, default m) and `C = α·Aᵀ·op(B) + β·C`. On the f32
-    /// ladder `Auto` reads it as stored with rung 9's general-load kernels
-    /// (`sgemm_general_*`); rung 5
+    /// ladder `Auto` stages a transposed operand into a row-major copy
+    /// (the transpose kernels) and runs a float4 rung; rung 5
     /// ([`GemmVariant::Blocktile2d`]) reads it directly through the
     /// transposed layout; another rung chosen explicitly is an error. The
     /// tensor-core kernels read transposed operands with `ldmatrix.trans`.
@@ -438,19 +437,6 @@ impl Gemm {
     /// inputs ([`split_k_plan`]; 1 slice: none, or an invalid problem).
     pub fn split_k_plan_on(&self, ctx: &Context) -> (SplitConfig, usize) {
         self.problem().map_or((SplitConfig::B64x64x16W32x32, 1), |p| self.split_on(ctx, &p))
-    }
-
-    /// The general-load kernel [`Gemm::run`] launches on `ctx` for f32
-    /// inputs and output (`None`: the layout takes the float4 kernels, or
-    /// another engine or rung runs): for operands stored transposed or with
-    /// rows that are not 16-byte aligned, on `Auto` or one of its rung 9
-    /// tiles (`sgemm_general_*`).
-    pub fn general_kernel_on(&self, ctx: &Context) -> Result<Option<&'static str>> {
-        let p = self.problem()?;
-        Ok(match self.engine::<f32, f32>(&p, sm_count(ctx), hopper_sms(ctx))? {
-            Engine::Simt(v, true) => simt::general_kernel(v, self.split_on(ctx, &p), &p).map(|g| g.name()),
-            _ => None,
-        })
     }
 
     /// The validated kernel parameters of one matrix of the batch.
@@ -580,8 +566,7 @@ impl Gemm {
     ///
     /// Errors (nothing is launched): [`Error::BadArgument`] naming `m`, `n`,
     /// `k` or `batch` (zero or too big), `lda`/`ldb`/`ldc` (shorter than a
-    /// row, or not a multiple of 4 for a float4 rung chosen explicitly
-    /// other than `Auto`'s rung 9 tiles),
+    /// row, or not a multiple of 4 for a float4 rung chosen explicitly),
     /// `batch_strides` (results of the batch overlapping), `c` (an output
     /// type the input type has no kernel for), `variant` (a kernel for
     /// other types or orientations), `activation` (a fused epilogue on the
@@ -620,7 +605,7 @@ impl Gemm {
         let p = self.checked(ctx, a, b, c, bias)?;
         let _op = ctx.op(&[a.tracker(), b.tracker(), bias.and_then(|b| b.tracker())], &[c.tracker()])?;
         match self.engine::<I, O>(&p, sm_count(ctx), hopper_sms(ctx))? {
-            Engine::Simt(v, general) => {
+            Engine::Simt(v, staged) => {
                 if bias.is_some() || self.activation != Activation::None {
                     return Err(Error::BadArgument {
                         arg: if bias.is_some() { "bias" } else { "activation" },
@@ -630,7 +615,7 @@ impl Gemm {
                 let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
                 let c = as_f32_mut(c, "c")?;
                 let split = self.split_on(ctx, &p);
-                if general || split.1 > 1 {
+                if staged || split.1 > 1 {
                     simt::run_any(ctx, v, split, self.transposes(), &p, a, b, c)
                 } else {
                     simt::run(ctx, v, self.transposes(), &p, a, b, c)
@@ -685,12 +670,11 @@ impl Gemm {
             mma::kernel_for(tile, I::KIND, O::KIND, kernel_t).map(|_| Engine::Mma(tile))
         } else {
             let v = match self.variant {
-                // Every layout runs on the rung's tiling: what its float4
-                // loads cannot read as stored, by general loads
-                // (simt::run_any).
+                // Every layout runs on a float4 rung: what it cannot read
+                // as stored is staged (simt::run_staged).
                 GemmVariant::Auto => {
                     let v = simt::auto_variant(self.m, self.n, self.k, sms);
-                    return Ok(Engine::Simt(v, simt::needs_general_loads(p)));
+                    return Ok(Engine::Simt(v, simt::needs_staging(p)));
                 }
                 GemmVariant::Mma(t) => {
                     return Err(Error::BadArgument {
@@ -703,16 +687,10 @@ impl Gemm {
                 }
                 v => v,
             };
-            // A rung 9 tile of Auto's table reads any layout through its
-            // general-load kernels.
-            let general = simt::needs_general_loads(p);
-            if general && v.tiling().is_some_and(|t| k::gemm::simt::GeneralConfig::of(t, (ta, tb)).is_some()) {
-                return Ok(Engine::Simt(v, true));
-            }
             if (ta || tb) && v != GemmVariant::Blocktile2d {
                 return Err(Error::BadArgument {
                     arg: "variant",
-                    detail: format!("`{}` reads row-major operands; transposed f32 operands run on Blocktile2d, Auto or one of Auto's rung 9 tiles", v.name()),
+                    detail: format!("`{}` reads row-major operands; transposed f32 operands run on Blocktile2d (or Auto)", v.name()),
                 });
             }
             if v.needs_float4() {
@@ -720,14 +698,14 @@ impl Gemm {
                     if ld % 4 != 0 {
                         return Err(Error::BadArgument {
                             arg,
-                            detail: format!("{ld} is not a multiple of 4, which `{}` (float4 loads) needs; use Auto, Blocktile2d or one of Auto's rung 9 tiles", v.name()),
+                            detail: format!("{ld} is not a multiple of 4, which `{}` (float4 loads) needs; use Auto or Blocktile2d", v.name()),
                         });
                     }
                 }
                 if p.batch > 1 && p.strides.iter().any(|s| s % 4 != 0) {
                     return Err(Error::BadArgument {
                         arg: "batch_strides",
-                        detail: format!("{:?} are not multiples of 4, which `{}` (float4 loads) needs; use Auto, Blocktile2d or one of Auto's rung 9 tiles", p.strides, v.name()),
+                        detail: format!("{:?} are not multiples of 4, which `{}` (float4 loads) needs; use Auto or Blocktile2d", p.strides, v.name()),
                     });
                 }
             }
@@ -754,9 +732,8 @@ impl Problem {
 /// Which engine runs a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Engine {
-    /// The f32 ladder, on this rung; `true`: through the general-load
-    /// kernels of its tiling, operands its float4 loads cannot read as
-    /// stored (`Auto` only).
+    /// The f32 ladder, on this rung; `true`: on staged copies of operands
+    /// it cannot read as stored (`Auto` only).
     Simt(GemmVariant, bool),
     /// Tensor cores, with this tile.
     Mma(MmaTile),

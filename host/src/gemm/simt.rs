@@ -6,11 +6,12 @@ use ferrotile_kernels as k;
 use ferrotile_kernels::gemm::simt::GemmParams;
 #[cfg(ferrotile_experiments)]
 use ferrotile_kernels::gemm::simt::StageTConfig;
-use ferrotile_kernels::gemm::simt::index::loads_word;
-use ferrotile_kernels::gemm::simt::{split_k_config, GeneralConfig, SplitConfig, StageConfig, Tiling, WarpConfig};
+use ferrotile_kernels::gemm::simt::{SplitConfig, StageConfig, Tiling, WarpConfig};
 
+use super::mma::Stored;
 use super::GemmVariant;
 use crate::launch::At;
+use ferrotile_kernels::gemm::mma::StageParams;
 use crate::{Buffer, Context, LaunchConfig, Result};
 
 /// One measured point of the autotune table: at about this shape, this
@@ -177,10 +178,33 @@ pub(super) fn run(
     Ok(())
 }
 
-/// Whether `Auto` runs its rung through the general-load kernels
-/// ([`run_any`]): an operand is stored transposed, or a leading dimension
-/// or batch stride is not a multiple of 4.
-pub(super) fn needs_general_loads(p: &super::Problem) -> bool {
+/// An operand the float4 rungs cannot read as stored, as a packed
+/// row-major copy whose rows start 16-byte aligned (`None`: it can be read
+/// as is). `transpose`: the stored matrix is `op`'s transpose; a packed one
+/// (one matrix, or one shared by the batch) whose copy has rows of a
+/// multiple of 4 goes through the transpose kernels (full bandwidth), any
+/// other through the elementwise staging copy.
+fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<f32>, Stored)>> {
+    use crate::transpose::TransposeVariant;
+    let one = batch == 1 || s.stride == 0;
+    if transpose && one && s.ld == s.cols && s.rows % 4 == 0 {
+        // Stored: `rows` rows of `cols`; the copy: `cols` rows of `rows`.
+        let (nx, ny) = (s.cols, s.rows);
+        let v = TransposeVariant::fastest_for(nx, ny);
+        if v != TransposeVariant::Copy {
+            // Every element is written by the transpose: no clearing.
+            let mut dst = ctx.alloc_unzeroed::<f32>(nx * ny)?;
+            crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
+            return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
+        }
+    }
+    super::mma::stage(ctx, src, s, batch, transpose, false)
+}
+
+/// Whether `Auto` runs a float4 rung through [`run_any`]: an operand is
+/// stored transposed, or a leading dimension or batch stride is not a
+/// multiple of 4.
+pub(super) fn needs_staging(p: &super::Problem) -> bool {
     let (ta, tb) = p.transposes;
     ta || tb || !float4_ok(&p.g) || (p.batch > 1 && p.strides.iter().any(|s| s % 4 != 0))
 }
@@ -339,25 +363,14 @@ pub fn split_k_slices(m: usize, n: usize, k: usize, sms: usize) -> usize {
 /// emulator): an H100's.
 pub(super) const DEFAULT_SMS: usize = 132;
 
-/// The general-load kernel [`run_any`] launches for rung `v` and the
-/// split `split` on `p` (`None`: its layout takes the float4 kernels):
-/// the kernel of the split-k tiling when `k` is split, else of `v`'s
-/// tiling, for `p`'s orientation.
-pub(super) fn general_kernel(v: GemmVariant, split: (SplitConfig, usize), p: &super::Problem) -> Option<GeneralConfig> {
-    if !needs_general_loads(p) {
-        return None;
-    }
-    let tiling = if split.1 > 1 && p.batch == 1 { Some(split.0.config()) } else { v.tiling() };
-    Some(tiling.and_then(|t| GeneralConfig::of(t, p.transposes)).unwrap_or(GENERAL_FALLBACK))
-}
-
-/// Runs rung `v` (an `Auto` pick or one of `Auto`'s rung 9 tiles) on any
-/// layout, `k` in `split.1` slices with the split-k tiling `split.0`
-/// (split-k, `split.1 > 1`, one matrix only): operands stored transposed,
-/// with rows that are not 16-byte aligned, or a batch of `C`s that are
-/// not, through the general-load kernel of the tiling
-/// ([`general_kernel`]), which reads and writes them as stored (the
-/// `loads` word of each launch says which take float4s).
+/// Runs float4 rung `v` on any layout, `k` in `split.1` slices with the
+/// split-k tiling `split.0` (split-k, `split.1 > 1`, one matrix only): transposed operands and operands whose
+/// rows are not 16-byte aligned are staged into packed row-major copies
+/// first ([`stage_operand`]); a `C` whose `ldc` is not a multiple of 4
+/// takes the epilogue's scalar stores; a batch of `C`s with a multiple of 4
+/// as `ldc` but a batch stride that is not is computed into a packed copy
+/// and copied back (split-k's reduction writes any `C`). The copies cost
+/// one pass over each staged matrix, against the product's `k` passes.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_any(
     ctx: &Context,
@@ -369,64 +382,73 @@ pub(super) fn run_any(
     b: &Buffer<f32>,
     c: &mut Buffer<f32>,
 ) -> Result<()> {
-    let g = &p.g;
-    let general = general_kernel(v, split, p);
+    let g = p.g;
+    let (m, n) = (g.m as usize, g.n as usize);
+    let [sa, sb] = Stored::operands(p, (ta, tb));
+    let staged_a = stage_operand(ctx, a, sa, p.batch, ta)?;
+    let staged_b = stage_operand(ctx, b, sb, p.batch, tb)?;
+    let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
+    let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+    let mut q = super::Problem {
+        g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
+        batch: p.batch,
+        strides: [sa.stride, sb.stride, p.strides[2]],
+        transposes: (false, false),
+    };
     if split.1 > 1 && p.batch == 1 {
-        return run_split_k(ctx, split, general, g, a, b, c);
+        return run_split_k(ctx, split, &q.g, a, b, c);
     }
-    let Some(kernel) = general else { return run(ctx, v, (ta, tb), p, a, b, c) };
-    let t = kernel.config().engine();
-    // One slice as deep as `k`: the plain product into `C`.
-    let ks = (g.k as usize).next_multiple_of(t.bk) as u32;
-    let chunks = plan_chunks(g, |q| t.config(q), [k::launch::MAX_GRID_X, k::launch::MAX_GRID_YZ]);
-    for i in 0..p.batch {
-        let [sa, sb, sc] = p.strides.map(|s| s * i);
-        for ch in &chunks {
-            let q = GemmParams { m: ch.m, n: ch.n, ..*g };
-            // op(A)'s row m0 and op(B)'s column n0, in the stored layouts.
-            let a_off = sa + if ta { ch.m0 } else { ch.m0 * g.lda as usize };
-            let b_off = sb + if tb { ch.n0 * g.ldb as usize } else { ch.n0 };
-            let c_off = sc + ch.m0 * g.ldc as usize + ch.n0;
-            let loads = loads_word((g.lda, g.ldb, g.ldc), (a_off, b_off, c_off));
-            kernel.launch(ctx, split_k_config(&t, &q, ks), q, ks, loads, At::new(a, a_off), At::new(b, b_off), At::new(c, c_off))?;
+    // The float4 epilogue stores scalars when `ldc` is not a multiple of
+    // 4; with one that is, every matrix of `C` must start 16-byte aligned.
+    let c_misaligned = g.ldc % 4 == 0 && p.batch > 1 && p.strides[2] % 4 != 0;
+    if !c_misaligned {
+        return run(ctx, v, (false, false), &q, a, b, c);
+    }
+    let sc = Stored { rows: m, cols: n, ld: g.ldc as usize, stride: p.strides[2] };
+    match super::mma::stage(ctx, c, sc, p.batch, false, false)? {
+        None => run(ctx, v, (false, false), &q, a, b, c),
+        Some((mut packed, pc)) => {
+            q.g.ldc = pc.ld as u32;
+            q.strides[2] = pc.stride;
+            run(ctx, v, (false, false), &q, a, b, &mut packed)?;
+            let sp = StageParams {
+                rows: m as u32,
+                cols: n as u32,
+                ld_src: pc.ld as u32,
+                ld_dst: g.ldc,
+                batch: if pc.stride == 0 { 1 } else { p.batch as u32 },
+                transpose: 0,
+                stride_src: pc.stride as u64,
+                stride_dst: p.strides[2] as u64,
+                zero_pad: 0,
+                round_tf32: 0,
+            };
+            let cfg = k::gemm::mma::stage_config(&sp, 4);
+            launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &packed, c, sp)
         }
     }
-    Ok(())
 }
 
-/// The general-load kernel of a tiling without one (`Auto` and split-k
-/// use only tilings that have one).
-const GENERAL_FALLBACK: GeneralConfig = GeneralConfig::B64x64x16W32x32;
-
-/// Split-k on one matrix: the partial products of `slices` slices of `k`
-/// (tiling `split`, or the general-load kernel `general` where the layout
-/// needs it) into an f32 workspace, then the deterministic reduction into
-/// `C` with `α`, `β`.
+/// Split-k on one matrix whose `A` and `B` rows are 16-byte aligned: the
+/// partial products of `slices` slices of `k` (tiling `split`) into an
+/// f32 workspace, then the deterministic reduction into `C` with `α`, `β`.
 fn run_split_k(
     ctx: &Context,
     (split, slices): (SplitConfig, usize),
-    general: Option<GeneralConfig>,
     g: &GemmParams,
     a: &Buffer<f32>,
     b: &Buffer<f32>,
     c: &mut Buffer<f32>,
 ) -> Result<()> {
-    use k::gemm::simt::{index::split_k_slices as cover, split_k_depth, split_k_reduce_config};
-    let t = general.map_or(split.config(), |k| k.config().engine());
+    use k::gemm::simt::{index::split_k_slices as cover, split_k_config, split_k_depth, split_k_reduce_config};
+    let t = split.config();
     let ks = split_k_depth(g.k, slices as u32, t.bk as u32);
     let s = cover(g.k, ks);
     let ldw = (g.n as usize).next_multiple_of(4);
     // Every slice's block tiles write every element of their slice.
     let ws = ctx.alloc_unzeroed::<f32>(s as usize * g.m as usize * ldw)?;
     let q = GemmParams { ldc: ldw as u32, alpha: 1.0, beta: 0.0, ..*g };
-    let cfg = split_k_config(&t, &q, ks);
-    match general {
-        Some(kernel) => {
-            let loads = loads_word((q.lda, q.ldb, q.ldc), (0, 0, 0));
-            kernel.launch(ctx, cfg, q, ks, loads, At::new(a, 0), At::new(b, 0), At::new(&ws, 0))?
-        }
-        None => split.launch(ctx, cfg, q, ks, a, b, &ws)?,
-    }
+    split.launch(ctx, split_k_config(&t, &q, ks), q, ks, a, b, &ws)?;
     launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &ws, c)
 }
 
@@ -453,30 +475,6 @@ trait SplitLaunch {
     fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: &Buffer<f32>, b: &Buffer<f32>, ws: &Buffer<f32>) -> Result<()>;
 }
 ferrotile_kernels::simt_split_k_table!(split_k_launcher);
-
-/// One `launch!` arm per general-load kernel (from `simt_general_table!`).
-macro_rules! general_launcher {
-    (
-        $(#[$emeta:meta])* pub enum $Enum:ident: $Cfg:ty;
-        $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
-    ) => {
-        impl GeneralLaunch for $Enum {
-            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, loads: u32, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()> {
-                match self {
-                    $( #[$gate] $Enum::$V => launch!(ctx, ferrotile_kernels::gemm::simt::$kernel, cfg, p, ks, loads, a, b, c), )*
-                }
-            }
-        }
-    };
-}
-
-/// A general-load kernel that can launch itself.
-trait GeneralLaunch {
-    /// Launches the kernel on `p` with slices of `ks` and the `loads` word.
-    #[allow(clippy::too_many_arguments)]
-    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, loads: u32, a: At<f32>, b: At<f32>, c: At<f32>) -> Result<()>;
-}
-ferrotile_kernels::simt_general_table!(general_launcher);
 
 /// A table-declared family of f32 GEMM kernels (rung 9's and rung 10's
 /// configurations) that can launch itself.
@@ -576,21 +574,6 @@ mod tests {
         Ok(())
     }
 
-    /// Every tiling `Auto` runs (its table's rungs, the split-k tilings)
-    /// has a general-load kernel for each orientation, so
-    /// [`general_kernel`] never falls back to another tiling.
-    #[test]
-    fn every_auto_and_split_tiling_has_general_kernels() {
-        let tilings = AUTO_TABLE.iter().filter_map(|e| e.variant.tiling()).chain(SplitConfig::ALL.iter().map(|s| s.config()));
-        for t in tilings {
-            for o in [(false, false), (true, false), (false, true), (true, true)] {
-                let g = GeneralConfig::of(t, o).unwrap_or_else(|| panic!("no general kernel for {t:?} {o:?}"));
-                assert_eq!(g.config().engine(), Tiling { edge_loop: false, ..t });
-                assert_eq!((g.config().ta, g.config().tb), o);
-            }
-        }
-    }
-
     #[test]
     fn names_are_unique_and_tilings_valid() {
         let all = GemmVariant::all();
@@ -613,8 +596,7 @@ mod tests {
         for b in k::gemm::simt::LAUNCH_BOUNDS {
             let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
             let split = SplitConfig::from_name(b.kernel).map(|c| (c.config().threads() as u32, c.config().shared_bytes()));
-            let general = GeneralConfig::from_name(b.kernel).map(|c| (c.config().threads() as u32, c.config().engine().shared_bytes()));
-            let resources = v.and_then(|v| v.block_resources()).or(split).or(general);
+            let resources = v.and_then(|v| v.block_resources()).or(split);
             let (threads, shared) = resources.unwrap_or_else(|| panic!("{} has launch bounds but no float4 variant", b.kernel));
             assert_eq!(threads, b.max_threads, "{}", b.kernel);
             // The bounds must leave room for the shared memory too (228 KiB

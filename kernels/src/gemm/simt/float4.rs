@@ -36,8 +36,8 @@
 use crate::arch::simd::f32x4;
 
 use super::index::{
-    a_tile_t, b_tile, block_origin, clamp_row, clamp_vec_col, edge_full_k_tiles, split_k_slice_offset, split_k_tiles, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tile_vector, tiled_config, SmemTile,
-    WarpTiling, LOADS_A_VEC, LOADS_B_VEC, LOADS_C_VEC, SWIZZLED,
+    a_tile_t, b_tile, block_origin, clamp_row, clamp_vec_col, edge_full_k_tiles, split_k_slice_offset, split_k_tiles, thread_tile, tile_is_interior, tile_load, tile_load_is_exact, tile_load_passes, tiled_config, SmemTile,
+    WarpTiling, SWIZZLED,
 };
 use super::{write_c, GemmParams};
 use crate::arch::{block_idx_x, block_idx_y, block_idx_z, dynamic_shared, fma, sync_threads, thread_idx_x, Global, Shared};
@@ -228,85 +228,20 @@ unsafe fn load_b<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, b: Global<f32>
     }
 }
 
-/// One operand's tile `(rows, cols)` at `(r0, c0)` (in `op`'s coordinates)
-/// → registers, for the general-load kernels: stored transposed or not
-/// (`T`), any leading dimension and offset (`l`: `op`'s layout). Each
-/// vector runs along a stored row ([`tile_vector`]), one float4 where the
-/// stored rows allow it (`vec`: the operand's bit of the `loads` word)
-/// and its 4 elements are inside, else 4 scalars (consecutive addresses);
-/// zeros outside the operand unless `full`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn load_any<const T: bool>(
-    src: Global<f32>,
-    l: Layout2,
-    vec: bool,
-    (passes, nt, t): (usize, usize, usize),
-    (rows, cols): (usize, usize),
-    (r0, c0): (usize, usize),
-    full: bool,
-    regs: &mut [f32x4; MAX_PASSES],
-) {
-    for q in 0..passes {
-        let ((r, c), (dr, dc)) = tile_vector(t, q, nt, (rows, cols), T);
-        let (gr, gc) = (r0 + r, c0 + c);
-        regs[q] = unsafe {
-            if vec && (full || l.in_bounds(gr + 3 * dr, gc + 3 * dc)) {
-                src.read_vec::<f32x4>(l.offset(gr, gc))
-            } else {
-                f32x4::from_array(core::array::from_fn(|e| {
-                    let (r, c) = (gr + e * dr, gc + e * dc);
-                    if full || l.in_bounds(r, c) { src.read(l.offset(r, c)) } else { 0.0 }
-                }))
-            }
-        };
-    }
-}
-
-/// [`load_a`] for the general-load kernels (`loads`: the word of
-/// [`loads_word`](super::index::loads_word)): `A` stored as is or, with
-/// `TA`, transposed ([`load_any`]).
-#[inline(always)]
-unsafe fn load_a_any<const TA: bool>(cfg: &Tiling, p: &GemmParams, a: Global<f32>, loads: u32, t: usize, at: (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
-    let vec = loads & LOADS_A_VEC != 0;
-    unsafe { load_any::<TA>(a, p.a_op(TA), vec, (cfg.a_passes(), cfg.threads(), t), (cfg.bm, cfg.bk), at, full, regs) }
-}
-
-/// [`load_b`] for the general-load kernels: `B` stored as is or, with
-/// `TB`, transposed ([`load_any`]).
-#[inline(always)]
-unsafe fn load_b_any<const TB: bool>(cfg: &Tiling, p: &GemmParams, b: Global<f32>, loads: u32, t: usize, at: (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
-    let vec = loads & LOADS_B_VEC != 0;
-    unsafe { load_any::<TB>(b, p.b_op(TB), vec, (cfg.b_passes(), cfg.threads(), t), (cfg.bk, cfg.bn), at, full, regs) }
-}
-
 /// Registers → one shared stage: `A` transposed (4 scalar stores per
-/// vector along `k`; with `TA` its vectors run along `m`, [`tile_vector`],
-/// a row of the shared tile: one float4, as the swizzle keeps 4 `m` of a
-/// row together), `B` as float4s, or with `TB` (vectors along `k`) as 4
-/// scalar stores per vector.
+/// vector), `B` as float4s.
 #[inline(always)]
-unsafe fn store_tiles<const TA: bool, const TB: bool>(cfg: &Tiling, sa: Shared<f32>, sb: Shared<f32>, t: usize, ra: &[f32x4; MAX_PASSES], rb: &[f32x4; MAX_PASSES]) {
+unsafe fn store_tiles(cfg: &Tiling, sa: Shared<f32>, sb: Shared<f32>, t: usize, ra: &[f32x4; MAX_PASSES], rb: &[f32x4; MAX_PASSES]) {
     let (at, bt) = (cfg.a_tile(), cfg.b_tile());
     for q in 0..cfg.a_passes() {
-        let ((r, c), (dr, dc)) = tile_vector(t, q, cfg.threads(), (cfg.bm, cfg.bk), TA);
-        if TA {
-            unsafe { sa.store_vec(at.offset(c, r), ra[q]) };
-        } else {
-            for e in 0..4 {
-                unsafe { sa.store(at.offset(c + e * dc, r + e * dr), ra[q][e]) };
-            }
+        let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
+        for e in 0..4 {
+            unsafe { sa.store(at.offset(c + e, r), ra[q][e]) };
         }
     }
     for q in 0..cfg.b_passes() {
-        let ((r, c), (dr, dc)) = tile_vector(t, q, cfg.threads(), (cfg.bk, cfg.bn), TB);
-        if TB {
-            for e in 0..4 {
-                unsafe { sb.store(bt.offset(r + e * dr, c + e * dc), rb[q][e]) };
-            }
-        } else {
-            unsafe { sb.store_vec(bt.offset(r, c), rb[q]) };
-        }
+        let (r, c) = tile_load(t, q, cfg.threads(), cfg.bn, 4);
+        unsafe { sb.store_vec(bt.offset(r, c), rb[q]) };
     }
 }
 
@@ -351,11 +286,7 @@ pub(super) unsafe fn compute<const BK: usize, const TM: usize, const TN: usize>(
 /// row) in the unpredicated loop with clamped reads. The choice is one
 /// block-uniform branch per tile. `SPLIT` (split-k, `ST = 2`): block z
 /// runs only slice z of the `k` tiles (`ks` of `k` each) and writes to
-/// slice z of the workspace `c` ([`split_k_slice_offset`]). `GL` (the
-/// general-load kernels, no `EL`): operands read by [`load_a_any`] and
-/// [`load_b_any`] as the `loads` word says (`A` stored transposed with
-/// `TA`, `B` with `TB`), `C` stored by float4s only where it says they
-/// are aligned.
+/// slice z of the workspace `c` ([`split_k_slice_offset`]).
 ///
 /// `ST` stages: 1 → load, barrier, compute, barrier per tile; 2 → the next
 /// tile's global loads are issued before the current tile's FMAs (in
@@ -376,13 +307,9 @@ pub(super) unsafe fn body<
     const IL: bool,
     const EL: bool,
     const SPLIT: bool,
-    const GL: bool,
-    const TA: bool,
-    const TB: bool,
 >(
     p: GemmParams,
     ks: u32,
-    loads: u32,
     a: Global<f32>,
     b: Global<f32>,
     c: Global<f32>,
@@ -400,20 +327,6 @@ pub(super) unsafe fn body<
     // Split-k: block z runs k tiles kt0..kt1 and writes its partial
     // product to slice z of the workspace `c`.
     assert!(!SPLIT || ST == 2, "split-k runs the double-buffered loop");
-    assert!(!GL || (ST == 2 && !EL), "general loads run the double-buffered loop without clamped edges");
-    assert!(GL || !(TA || TB), "transposed operands are read by general loads");
-    // The next `k` tile at `k0` into the registers (`full`: inside `A` and `B`).
-    macro_rules! load_tiles {
-        ($k0:expr, $full:expr, $ra:expr, $rb:expr) => {
-            if GL {
-                load_a_any::<TA>(&cfg, &p, a, loads, t, (m0, $k0), $full, $ra);
-                load_b_any::<TB>(&cfg, &p, b, loads, t, ($k0, n0), $full, $rb);
-            } else {
-                load_a::<false>(&cfg, &p, a, t, (m0, $k0), $full, $ra);
-                load_b::<false>(&cfg, &p, b, t, ($k0, n0), $full, $rb);
-            }
-        };
-    }
     let (kt0, kt1) = if SPLIT { split_k_tiles(block_idx_z(), ks, BK, ktiles) } else { (0, ktiles) };
     let c_base = if SPLIT { split_k_slice_offset(block_idx_z(), &p) } else { 0 };
 
@@ -425,8 +338,9 @@ pub(super) unsafe fn body<
             for kt in 0..ktiles {
                 let k0 = kt * BK;
                 let full = interior && k0 + BK <= k;
-                load_tiles!(k0, full, &mut ra, &mut rb);
-                store_tiles::<TA, TB>(&cfg, sa0, sb0, t, &ra, &rb);
+                load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
+                store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
                 sync_threads();
                 compute::<BK, TM, TN>(&cfg, sa0, sb0, origin, &mut acc);
                 sync_threads();
@@ -434,8 +348,9 @@ pub(super) unsafe fn body<
         } else {
             let k0 = kt0 * BK;
             let full = interior && k0 + BK <= k;
-            load_tiles!(k0, full, &mut ra, &mut rb);
-            store_tiles::<TA, TB>(&cfg, sa0, sb0, t, &ra, &rb);
+            load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+            load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
+            store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
             sync_threads();
             let mut kt = kt0;
             let st = Stages { sa0, sb0, stage };
@@ -443,7 +358,7 @@ pub(super) unsafe fn body<
                 // Tiles kt0 + 1..k/BK are full: no predicate, no bounds math.
                 let full_tiles = min(k / BK, kt1);
                 while kt + 1 < full_tiles {
-                    fast_step::<BK, TM, TN, false, GL, TA, TB>(&cfg, &p, (a, b), loads, t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    fast_step::<BK, TM, TN, false>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
                     kt += 1;
                 }
             } else if IL && EL {
@@ -453,7 +368,7 @@ pub(super) unsafe fn body<
                 // `B` past the edge clamped instead of predicated.
                 let full_tiles = min(edge_full_k_tiles(k, BK), kt1);
                 while kt + 1 < full_tiles {
-                    fast_step::<BK, TM, TN, true, GL, TA, TB>(&cfg, &p, (a, b), loads, t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    fast_step::<BK, TM, TN, true>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
                     kt += 1;
                 }
             }
@@ -463,20 +378,20 @@ pub(super) unsafe fn body<
                 if next {
                     let k0 = (kt + 1) * BK;
                     let full = interior && k0 + BK <= k;
-                    load_tiles!(k0, full, &mut ra, &mut rb);
+                    load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                    load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
                 }
                 compute::<BK, TM, TN>(&cfg, sa0.offset(cur), sb0.offset(cur), origin, &mut acc);
                 if next {
                     // The other stage was last read before the previous
                     // barrier: safe to overwrite while others still compute.
-                    store_tiles::<TA, TB>(&cfg, sa0.offset(stage - cur), sb0.offset(stage - cur), t, &ra, &rb);
+                    store_tiles(&cfg, sa0.offset(stage - cur), sb0.offset(stage - cur), t, &ra, &rb);
                 }
                 sync_threads();
                 kt += 1;
             }
         }
-        let c_vec = !GL || loads & LOADS_C_VEC != 0;
-        epilogue_at::<TM, TN>(&cfg, &p, c, c_base, (m0 + origin.0, n0 + origin.1), interior && c_vec, &acc);
+        epilogue_at::<TM, TN>(&cfg, &p, c, c_base, (m0 + origin.0, n0 + origin.1), interior, &acc);
     }
 }
 
@@ -495,17 +410,15 @@ struct Stages {
 }
 
 /// One tile of the interior loop: prefetch tile `kt + 1` (unpredicated;
-/// `CLAMP`: an edge block's, with clamped rows of `A` and columns of `B`;
-/// `GL`: by the general loads, `loads`, `TA` and `TB` as in [`body`]),
+/// `CLAMP`: an edge block's, with clamped rows of `A` and columns of `B`),
 /// compute tile `kt` from the stage at offset `cur`, store the prefetch
 /// into the other stage, barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLAMP: bool, const GL: bool, const TA: bool, const TB: bool>(
+unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLAMP: bool>(
     cfg: &Tiling,
     p: &GemmParams,
     (a, b): (Global<f32>, Global<f32>),
-    loads: u32,
     t: usize,
     (m0, n0): (usize, usize),
     origin: (usize, usize),
@@ -517,15 +430,10 @@ unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLA
 ) {
     let k0 = (kt + 1) * BK;
     unsafe {
-        if GL {
-            load_a_any::<TA>(cfg, p, a, loads, t, (m0, k0), true, ra);
-            load_b_any::<TB>(cfg, p, b, loads, t, (k0, n0), true, rb);
-        } else {
-            load_a::<CLAMP>(cfg, p, a, t, (m0, k0), true, ra);
-            load_b::<CLAMP>(cfg, p, b, t, (k0, n0), true, rb);
-        }
+        load_a::<CLAMP>(cfg, p, a, t, (m0, k0), true, ra);
+        load_b::<CLAMP>(cfg, p, b, t, (k0, n0), true, rb);
         compute::<BK, TM, TN>(cfg, st.sa0.offset(cur), st.sb0.offset(cur), origin, acc);
-        store_tiles::<TA, TB>(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
+        store_tiles(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
         sync_threads();
     }
 }
@@ -600,8 +508,8 @@ macro_rules! tiled_kernel {
                 $crate::gemm::simt::float4::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.tm }, { $cfg.tn },
                     { $cfg.wm }, { $cfg.wn }, { $cfg.a_smem }, { $cfg.b_smem }, { $cfg.stages },
-                    { $cfg.interior_loop }, { $cfg.edge_loop }, false, false, false, false,
-                >(p, 0, 0, a, b, c)
+                    { $cfg.interior_loop }, { $cfg.edge_loop }, false,
+                >(p, 0, a, b, c)
             }
         }
     };

@@ -177,54 +177,6 @@ pub const fn tile_load_stored(t: usize, p: usize, nt: usize, (rows, cols): (usiz
     }
 }
 
-/// [`tile_load`] of 4-element vectors of a `(rows, cols)` operand tile
-/// (`A`'s `(bm, bk)`, `B`'s `(bk, bn)`, in `op`'s coordinates) for an
-/// operand that may be stored transposed (the general-load kernels):
-/// `(r, c)` of the vector's first element and `(dr, dc)`, the step to the
-/// next of its 4. Stored as is, the vectors run along `c` (a stored row);
-/// stored transposed (`transposed`: the stored matrix is `(cols, rows)`
-/// row-major) they run along `r`, which is then the stored row, so the
-/// elements of a vector are consecutive in memory either way.
-#[inline(always)]
-pub const fn tile_vector(t: usize, p: usize, nt: usize, (rows, cols): (usize, usize), transposed: bool) -> ((usize, usize), (usize, usize)) {
-    if transposed {
-        let (c, r) = tile_load(t, p, nt, rows, 4);
-        ((r, c), (1, 0))
-    } else {
-        (tile_load(t, p, nt, cols, 4), (0, 1))
-    }
-}
-
-/// Bits of the `loads` word of the general-load kernels
-/// ([`loads_word`]): `A`'s stored rows 16-byte aligned, so its vectors
-/// ([`tile_vector`]) are float4 loads.
-pub const LOADS_A_VEC: u32 = 2;
-/// `B`'s stored rows 16-byte aligned: its vectors are float4 loads.
-pub const LOADS_B_VEC: u32 = 4;
-/// `C`'s rows 16-byte aligned: interior blocks store float4s.
-pub const LOADS_C_VEC: u32 = 8;
-
-/// The `loads` word of a general-load launch: the leading dimensions of
-/// the stored `A`, `B`, `C` and their first elements' offsets (in
-/// elements) into buffers that start 16-byte aligned. A float4 reads 4
-/// consecutive stored elements starting at a multiple of 4 along a stored
-/// row ([`tile_vector`]; block tiles and `k` slices start at multiples of
-/// 4), so it needs a leading dimension and an offset that are multiples
-/// of 4.
-pub const fn loads_word((lda, ldb, ldc): (u32, u32, u32), (oa, ob, oc): (usize, usize, usize)) -> u32 {
-    let mut w = 0;
-    if lda % 4 == 0 && oa % 4 == 0 {
-        w |= LOADS_A_VEC;
-    }
-    if ldb % 4 == 0 && ob % 4 == 0 {
-        w |= LOADS_B_VEC;
-    }
-    if ldc % 4 == 0 && oc % 4 == 0 {
-        w |= LOADS_C_VEC;
-    }
-    w
-}
-
 /// Bytes of the 16-byte chunk starting at column `c` of a row that lie
 /// inside the matrix (`cols` columns; `row_ok`: the row is inside): 16 for
 /// a whole chunk, 4 · (cols − c) for the last, partial one, 0 outside.

@@ -6,9 +6,7 @@
 //! [`GemmParams`]. Rung files are `kNN_<what>.rs`; `float4.rs` is the
 //! engine rungs 6–9 instantiate and `index.rs` their index math;
 //! `split_k.rs` runs rung 9's tilings (a table of its own) over slices
-//! of `k` for skinny and deep products; `general.rs` runs the same tilings
-//! on operands stored transposed or with rows that are not 16-byte
-//! aligned.
+//! of `k` for skinny and deep products.
 
 pub mod index;
 mod k02_coalesced;
@@ -23,7 +21,6 @@ pub mod k10_multistage;
 pub mod float4;
 mod k01_naive;
 mod split_k;
-mod general;
 
 pub use k02_coalesced::*;
 pub use k03_shared::*;
@@ -37,7 +34,6 @@ pub use float4::Tiling;
 pub use k01_naive::*;
 pub use k10_multistage::*;
 pub use split_k::*;
-pub use general::*;
 
 pub use super::{write_c, GemmParams};
 use crate::launch::LaunchBounds;
@@ -48,9 +44,9 @@ pub fn bounds_blocks_per_sm(kernel: &str) -> Option<usize> {
     LAUNCH_BOUNDS.iter().find(|b| b.kernel == kernel).map(|b| b.min_blocks_per_sm as usize)
 }
 
-/// Every SIMT GEMM kernel with launch bounds (rung 9's, rung 10's,
-/// split-k's and the general loads' tables).
+/// Every SIMT GEMM kernel with launch bounds (rung 9's, rung 10's and
+/// split-k's tables).
 pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
-    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS, SplitConfig::BOUNDS, GeneralConfig::BOUNDS];
+    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS, SplitConfig::BOUNDS];
     &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
 };
