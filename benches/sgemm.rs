@@ -184,6 +184,8 @@ const CLASSES: &[(&str, usize, usize, usize, bool, bool)] = &[
     ("odd", 1000, 1000, 1000, false, false),
     ("odd", 1023, 1025, 1021, false, false),
     ("odd", 4097, 4097, 4097, false, false),
+    ("odd", 2049, 2049, 2049, false, false),
+    ("odd", 8193, 8193, 1024, false, false),
     ("transposed", 4096, 4096, 4096, true, false),
     ("transposed", 4096, 4096, 4096, false, true),
     ("transposed", 4096, 4096, 4096, true, true),
@@ -258,7 +260,11 @@ fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
 /// tile, the slices and the reduction).
 fn auto_kernel(ctx: &Context, g: &Gemm) -> Result<String> {
     let (split, slices) = g.split_k_plan_on(ctx);
-    Ok(if slices > 1 { format!("{} × {slices} + reduce", split.name()) } else { g.resolved_variant()?.name().to_string() })
+    Ok(match (slices, g.peel_plan_on(ctx)?) {
+        (s, _) if s > 1 => format!("{} × {s} + reduce", split.name()),
+        (_, Some((mb, nb))) => format!("{} on {mb}×{nb} + peeled edges", g.resolved_variant()?.name()),
+        _ => g.resolved_variant()?.name().to_string(),
+    })
 }
 
 /// The record of a class row, as `cargo xtask import-log` makes it
@@ -302,6 +308,13 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
         let check = if cb_check == "ok" || cb_check == "—" { check } else { format!("{check} (cuBLAS: {cb_check})") };
         println!("| {class} | {m}×{n}×{k} | {op} | {cb_ms} | {:.3} | {kernel} | {pct} | {check} |", ms(t));
         record_class(class, &kernel, (m, n, k), &op, t, cb_time, &check);
+        if p.gemm.peel_plan_on(ctx)?.is_some() {
+            // The same call without peeling, in the same run.
+            let g = p.gemm.peel_edges(false);
+            let (t2, check2) = p.measure(ctx, &mut c, |c| g.run(ctx, &p.a, &p.b, c))?;
+            let pct2 = cb_time.map_or("—".into(), |tc| format!("{:.1}", 100.0 * tc.as_secs_f64() / t2.as_secs_f64()));
+            println!("| ↳ | edges not peeled | | | {:.3} | {} | {pct2} | {check2} |", ms(t2), g.resolved_variant()?.name());
+        }
         if slices == 1 && (ta || tb || [k, n].iter().any(|d| d % 4 != 0)) {
             breakdown(ctx, (m, n, k), t)?;
         }

@@ -343,9 +343,30 @@ fn any_layout_cases(v: &mut Vec<Case>) {
         for (shape, t, pad) in [((130, 197, 777), (false, false), 1), ((67, 129, 1100), (true, false), 0)] {
             let (m, n, k) = shape;
             let name = format!("sgemm::split_k::{}::{m}x{n}x{k}", tiling.name().trim_start_matches("sgemm_split_k_"));
-            v.push(Case::new(name, move |ctx| check_split_with(ctx, shape, t, pad, 0.5, Some(3), Some(tiling))));
+            v.push(Case::new(name, move |ctx| check_planned(ctx, shape, t, pad, 0.5, Plan::Split(Some(3), Some(tiling)))));
         }
     }
+    // Peeled edges (forced): the bulk of whole tiles, the thin rows and
+    // columns after it (split-k where k is long), on row-major and staged
+    // (transposed, padded) operands, β on a poisoned C or not.
+    let peeled: &[((usize, usize, usize), (bool, bool), usize, f32)] = &[
+        ((130, 133, 41), (false, false), 0, 0.5),
+        ((130, 133, 41), (true, true), 3, 0.0),
+        ((70, 67, 600), (false, false), 1, 0.0),
+        ((129, 70, 700), (true, false), 0, -0.5),
+        ((65, 200, 33), (false, true), 4, 0.25),
+    ];
+    for &(shape, t, pad, beta) in peeled {
+        let (m, n, k) = shape;
+        let tag = format!("{}{}_pad{pad}", if t.0 { "t" } else { "n" }, if t.1 { "t" } else { "n" });
+        v.push(Case::new(format!("sgemm::peeled::{tag}::{m}x{n}x{k}"), move |ctx| check_planned(ctx, shape, t, pad, beta, Plan::Peel)));
+    }
+    v.push(Case::gpu_only("sgemm::peeled::auto::4097x4097x256", |ctx| {
+        if Gemm::new(4097, 4097, 256).peel_plan_on(ctx).map_err(|e| e.to_string())?.is_none() {
+            return Err("Auto does not peel 4097×4097×256".into());
+        }
+        check_planned(ctx, (4097, 4097, 256), (false, false), 0, 0.5, Plan::Split(Some(1), None))
+    }));
     // Edge blocks of every fast rung: n % 4 ≠ 0 with ldb = n rounded up to
     // 4 (the vector straddling n reads the row's padding), B's buffer
     // ending at its last element, k long enough for the edge loop.
@@ -363,18 +384,25 @@ fn any_layout_cases(v: &mut Vec<Case>) {
 /// stored transposed or not with `pad` extra elements per row; f64
 /// reference, NaN-poisoned C for β = 0, C's padding untouched.
 fn check_split(ctx: &Context, shape: (usize, usize, usize), t: (bool, bool), pad: usize, beta: f32, split: Option<usize>) -> Result<(), String> {
-    check_split_with(ctx, shape, t, pad, beta, split, None)
+    check_planned(ctx, shape, t, pad, beta, Plan::Split(split, None))
 }
 
 /// [`check_split`] with the split-k tiling forced (`Some`).
-fn check_split_with(
+/// How [`check_planned`] runs `Auto`: split-k (forced slices and tiling,
+/// or Auto's choice, which must split), or with its edges peeled (forced).
+#[derive(Clone, Copy)]
+enum Plan {
+    Split(Option<usize>, Option<SplitConfig>),
+    Peel,
+}
+
+fn check_planned(
     ctx: &Context,
     (m, n, k): (usize, usize, usize),
     (ta, tb): (bool, bool),
     pad: usize,
     beta: f32,
-    split: Option<usize>,
-    tiling: Option<SplitConfig>,
+    plan: Plan,
 ) -> Result<(), String> {
     let mut r = Rng::new(seed("split_k") ^ (m * 1_000_003 + n * 1009 + k) as u64 ^ ((ta as u64) << 40) ^ ((tb as u64) << 41));
     let (opa, opb) = (r.f32s(m * k), r.f32s(k * n));
@@ -403,22 +431,36 @@ fn check_split_with(
     let (da, db) = (up(ctx, &a)?, up(ctx, &b)?);
     let mut dc = up(ctx, &c0)?;
     let g = Gemm::new(m, n, k).transpose_a(ta).transpose_b(tb).lda(lda).ldb(ldb).ldc(ldc).alpha(alpha).beta(beta);
-    let g = match split {
-        Some(s) => g.split_k(s),
-        None => g,
-    };
-    let g = match tiling {
-        Some(t) => g.split_k_tiling(t),
-        None => g,
-    };
-    if let (Some(t), Some(s)) = (tiling, split) {
-        if g.split_k_plan_on(ctx) != (t, s) {
-            return Err(format!("the split runs {:?}, not the forced {t:?} × {s}", g.split_k_plan_on(ctx)));
+    let g = match plan {
+        Plan::Split(split, tiling) => {
+            let g = match split {
+                Some(s) => g.split_k(s),
+                None => g,
+            };
+            let g = match tiling {
+                Some(t) => g.split_k_tiling(t),
+                None => g,
+            };
+            if let (Some(t), Some(s)) = (tiling, split) {
+                if g.split_k_plan_on(ctx) != (t, s) {
+                    return Err(format!("the split runs {:?}, not the forced {t:?} × {s}", g.split_k_plan_on(ctx)));
+                }
+            }
+            if split.is_none() && g.split_k_slices_on(ctx) < 2 {
+                return Err(format!("Auto does not split {m}x{n}x{k}"));
+            }
+            g
         }
-    }
-    if split.is_none() && g.split_k_slices_on(ctx) < 2 {
-        return Err(format!("Auto does not split {m}x{n}x{k}"));
-    }
+        Plan::Peel => {
+            // The whole product unsplit; the thin parts split where Auto
+            // splits them on their own.
+            let g = g.split_k(1).peel_edges(true);
+            if g.peel_plan_on(ctx).map_err(|e| e.to_string())?.is_none() {
+                return Err(format!("Auto does not peel {m}x{n}x{k}"));
+            }
+            g
+        }
+    };
     g.run(ctx, &da, &db, &mut dc).map_err(|e| e.to_string())?;
     let got = down(&dc)?;
     let want = reference::sgemm_f64(GemmShape { m, n, k, lda: k, ldb: n, ldc }, alpha, &opa, &opb, beta, &c0);

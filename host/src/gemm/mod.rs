@@ -48,6 +48,7 @@
 //! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | that operand staged into rows of a multiple of 4, then as above |
 //! | `ldc` not a multiple of 4 | the epilogue stores scalars |
 //! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
+//! | one matrix whose rows or columns past the last whole tile are a thin remainder (at most an eighth of the tile) whose blocks would take a wave of their own (4097³ on 128 × 128 tiles) | the bulk of whole tiles on the rung, the remaining rows and columns as thin products of their own, split along `k` where Auto would split them ([`peel_plan`], [`Gemm::peel_edges`]) |
 //! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_plan`]): a rung 9 tile (the least padding of `C` among those that give every SM a block) over slices of `k` filling one wave, into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
 //! | one matrix whose unsplit blocks fit in one uneven or thin wave (some SMs get a block more than others, or fewer than their launch bounds allow), `k` ≥ 512 | split-k where the estimated time ([`one_wave_cost`]) drops by at least [`SPLIT_K_MIN_GAIN`] |
 //!
@@ -69,7 +70,7 @@ use ferrotile_kernels::gemm::simt::Tiling;
 pub use ferrotile_kernels::gemm::simt::{GemmParams, SplitConfig, StageConfig, WarpConfig};
 pub use mma::MmaTile;
 pub use wgmma::WgmmaTile;
-pub use simt::{auto_variant, one_wave_cost, pick, plan_chunks, split_k_plan, split_k_slices, tile_rate, tiling_rate, AutoEntry, GemmChunk, AUTO_TABLE, BLOCK_OVERHEAD_DEPTH, SPLIT_K_MIN_GAIN, TILE_RATES};
+pub use simt::{auto_variant, one_wave_cost, peel_plan, pick, plan_chunks, split_k_plan, split_k_slices, tile_rate, tiling_rate, AutoEntry, GemmChunk, AUTO_TABLE, BLOCK_OVERHEAD_DEPTH, PEEL_MAX_FRACTION, SPLIT_K_MIN_GAIN, TILE_RATES};
 
 use crate::{check, Buffer, Context, Element, Error, Result};
 
@@ -284,6 +285,7 @@ pub struct Gemm {
     tf32: bool,
     split_k: Option<usize>,
     split_k_tiling: Option<SplitConfig>,
+    peel: Option<bool>,
 }
 
 /// A validated problem: the kernels' parameters and the batch.
@@ -321,6 +323,7 @@ impl Gemm {
             tf32: false,
             split_k: None,
             split_k_tiling: None,
+            peel: None,
         }
     }
     /// Scale of the product.
@@ -413,6 +416,37 @@ impl Gemm {
     pub fn split_k_tiling(mut self, tiling: SplitConfig) -> Self {
         self.split_k_tiling = Some(tiling);
         self
+    }
+
+    /// Edge peeling on the f32 ladder's `Auto` path ([`simt::peel_plan`]):
+    /// `true` computes the rows and columns of `C` past the last whole
+    /// block tile as separate thin products whenever there are any,
+    /// `false` never; without this call `Auto` peels them where they are a
+    /// thin remainder (at most an eighth of a tile) whose blocks would take
+    /// a wave of their own. Ignored for a batch, a split `k`, a chosen
+    /// rung, and the tensor-core engines.
+    pub fn peel_edges(mut self, on: bool) -> Self {
+        self.peel = Some(on);
+        self
+    }
+
+    /// The bulk `m' × n'` that [`Gemm::run`] computes apart from the
+    /// peeled edges on `ctx` with f32 inputs (`None`: no peeling;
+    /// [`Gemm::peel_edges`]).
+    pub fn peel_plan_on(&self, ctx: &Context) -> Result<Option<(usize, usize)>> {
+        let p = self.problem()?;
+        Ok(match self.engine::<f32, f32>(&p, sm_count(ctx), hopper_sms(ctx))? {
+            Engine::Simt(v, _) => self.peel_on(ctx, &p, v),
+            _ => None,
+        })
+    }
+
+    /// [`Gemm::peel_plan_on`] for `Auto`'s rung `v` on `p`.
+    fn peel_on(&self, ctx: &Context, p: &Problem, v: GemmVariant) -> Option<(usize, usize)> {
+        if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 || self.split_on(ctx, p).1 > 1 {
+            return None;
+        }
+        simt::peel_plan(self.m, self.n, v, sm_count(ctx), self.peel)
     }
 
     /// The split-k tiling and slices [`Gemm::run`] uses on `ctx` for `p`
@@ -615,8 +649,9 @@ impl Gemm {
                 let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
                 let c = as_f32_mut(c, "c")?;
                 let split = self.split_on(ctx, &p);
-                if staged || split.1 > 1 {
-                    simt::run_any(ctx, v, split, self.transposes(), &p, a, b, c)
+                let peel = self.peel_on(ctx, &p, v);
+                if staged || split.1 > 1 || peel.is_some() {
+                    simt::run_any(ctx, v, split, peel, self.transposes(), &p, a, b, c)
                 } else {
                     simt::run(ctx, v, self.transposes(), &p, a, b, c)
                 }

@@ -161,11 +161,24 @@ pub(super) fn run(
     b: &Buffer<f32>,
     c: &mut Buffer<f32>,
 ) -> Result<()> {
+    run_at(ctx, v, (ta, tb), p, (a, b, c), (0, 0, 0))
+}
+
+/// [`run`] on the matrices starting `base` = `(a, b, c)` elements into
+/// the buffers (a peeled part of a product).
+fn run_at(
+    ctx: &Context,
+    v: GemmVariant,
+    (ta, tb): (bool, bool),
+    p: &super::Problem,
+    (a, b, c): (&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>),
+    (oa, ob, oc): (usize, usize, usize),
+) -> Result<()> {
     use k::launch::{MAX_GRID_X, MAX_GRID_YZ};
     let g = &p.g;
     let chunks = plan_chunks(g, |q| v.launch_config(q), [MAX_GRID_X, MAX_GRID_YZ]);
     for i in 0..p.batch {
-        let [sa, sb, sc] = p.strides.map(|s| s * i);
+        let [sa, sb, sc] = [(oa, p.strides[0]), (ob, p.strides[1]), (oc, p.strides[2])].map(|(o, s)| o + s * i);
         for ch in &chunks {
             let q = GemmParams { m: ch.m, n: ch.n, ..*g };
             // op(A)'s row m0 and op(B)'s column n0, in the stored layouts.
@@ -376,6 +389,7 @@ pub(super) fn run_any(
     ctx: &Context,
     v: GemmVariant,
     split: (SplitConfig, usize),
+    peel: Option<(usize, usize)>,
     (ta, tb): (bool, bool),
     p: &super::Problem,
     a: &Buffer<f32>,
@@ -396,7 +410,10 @@ pub(super) fn run_any(
         transposes: (false, false),
     };
     if split.1 > 1 && p.batch == 1 {
-        return run_split_k(ctx, split, &q.g, a, b, c);
+        return run_split_k(ctx, split, &q.g, (a, b, c), (0, 0, 0));
+    }
+    if let (Some(bulk), 1) = (peel, p.batch) {
+        return run_peeled(ctx, v, bulk, &q.g, (a, b, c));
     }
     // The float4 epilogue stores scalars when `ldc` is not a multiple of
     // 4; with one that is, every matrix of `C` must start 16-byte aligned.
@@ -436,9 +453,8 @@ fn run_split_k(
     ctx: &Context,
     (split, slices): (SplitConfig, usize),
     g: &GemmParams,
-    a: &Buffer<f32>,
-    b: &Buffer<f32>,
-    c: &mut Buffer<f32>,
+    (a, b, c): (&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>),
+    (oa, ob, oc): (usize, usize, usize),
 ) -> Result<()> {
     use k::gemm::simt::{index::split_k_slices as cover, split_k_config, split_k_depth, split_k_reduce_config};
     let t = split.config();
@@ -448,8 +464,74 @@ fn run_split_k(
     // Every slice's block tiles write every element of their slice.
     let ws = ctx.alloc_unzeroed::<f32>(s as usize * g.m as usize * ldw)?;
     let q = GemmParams { ldc: ldw as u32, alpha: 1.0, beta: 0.0, ..*g };
-    split.launch(ctx, split_k_config(&t, &q, ks), q, ks, a, b, &ws)?;
-    launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &ws, c)
+    split.launch(ctx, split_k_config(&t, &q, ks), q, ks, At::new(a, oa), At::new(b, ob), &ws)?;
+    launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &ws, At::new(c, oc))
+}
+
+/// Where `Auto` peels the edges of an `m × n` `C` for its rung `v` on a
+/// GPU of `sms` multiprocessors: the bulk `(m', n')` of whole block tiles
+/// that rung `v` computes, the rows `m'..m` and the columns `n'..n` of the
+/// bulk's rows being thin products of their own ([`run_peeled`]); `None`:
+/// no peeling. `force`: [`Gemm::peel_edges`](super::Gemm::peel_edges)
+/// (`Some(true)`: every remainder, `Some(false)`: none).
+///
+/// `Auto` peels a side whose remainder is at most an eighth of the tile
+/// ([`PEEL_MAX_FRACTION`]) when the bulk's blocks take fewer waves (the
+/// tiling's launch-bound blocks on every SM) than the whole grid's: the
+/// remainder's blocks then cost a wave of full-depth blocks for a few rows
+/// or columns (4097³ on 128 × 128 tiles: 1089 blocks, 4.1 waves of 264
+/// on an H100; the bulk 1024, 3.9), where the thin products read `A` or `B`
+/// once.
+pub fn peel_plan(m: usize, n: usize, v: GemmVariant, sms: usize, force: Option<bool>) -> Option<(usize, usize)> {
+    let t = v.tiling()?;
+    let cut = |x: usize, tile: usize, any: bool| {
+        let r = x % tile;
+        if x > tile && r > 0 && (any || r * PEEL_MAX_FRACTION <= tile) { x - r } else { x }
+    };
+    let forced = force == Some(true);
+    let (mb, nb) = (cut(m, t.bm, forced), cut(n, t.bn, forced));
+    if (mb, nb) == (m, n) || force == Some(false) {
+        return None;
+    }
+    if forced {
+        return Some((mb, nb));
+    }
+    let slots = (sms.max(1) * bounds_blocks_per_sm(v.name())).max(1);
+    let waves = |m: usize, n: usize| t.tiles(m, n).div_ceil(slots);
+    (waves(mb, nb) < waves(m, n)).then_some((mb, nb))
+}
+
+/// The largest remainder [`peel_plan`] peels on its own: `1 / PEEL_MAX_FRACTION`
+/// of the tile's side.
+pub const PEEL_MAX_FRACTION: usize = 8;
+
+/// Rung `v` on the bulk `m' × n'` of whole block tiles of one matrix
+/// (row-major operands whose rows are 16-byte aligned), then the rows
+/// `m'..m` (all `n` columns) and the columns `n'..n` of rows `0..m'`, each
+/// a thin product run as `Auto` would run it on its own (split-k for
+/// long `k`). Every element of `C` is written by exactly one of the three,
+/// with `α` and `β`.
+fn run_peeled(ctx: &Context, v: GemmVariant, (mb, nb): (usize, usize), g: &GemmParams, (a, b, c): (&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>)) -> Result<()> {
+    let sms = ctx.device_info().map_or(DEFAULT_SMS, |i| i.sm_count.max(1) as usize);
+    let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
+    let one = |g: GemmParams| super::Problem { g, batch: 1, strides: [0; 3], transposes: (false, false) };
+    run_at(ctx, v, (false, false), &one(GemmParams { m: mb as u32, n: nb as u32, ..*g }), (a, b, &mut *c), (0, 0, 0))?;
+    // A thin part: `rows × cols` of `C` from its row r0 and column c0.
+    let mut part = |rows: usize, cols: usize, (r0, c0): (usize, usize)| -> Result<()> {
+        let q = GemmParams { m: rows as u32, n: cols as u32, ..*g };
+        let base = (r0 * g.lda as usize, c0, r0 * g.ldc as usize + c0);
+        match split_k_plan(rows, cols, k, sms) {
+            (split, s) if s > 1 => run_split_k(ctx, (split, s), &q, (a, b, &mut *c), base),
+            _ => run_at(ctx, auto_variant(rows, cols, k, sms), (false, false), &one(q), (a, b, &mut *c), base),
+        }
+    };
+    if mb < m {
+        part(m - mb, n, (mb, 0))?;
+    }
+    if nb < n {
+        part(mb, n - nb, (0, nb))?;
+    }
+    Ok(())
 }
 
 /// One `launch!` arm per split-k tiling (from `simt_split_k_table!`).
@@ -459,7 +541,7 @@ macro_rules! split_k_launcher {
         $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
     ) => {
         impl SplitLaunch for $Enum {
-            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: &Buffer<f32>, b: &Buffer<f32>, ws: &Buffer<f32>) -> Result<()> {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: At<f32>, b: At<f32>, ws: &Buffer<f32>) -> Result<()> {
                 match self {
                     $( #[$gate] $Enum::$V => launch!(ctx, ferrotile_kernels::gemm::simt::$kernel, cfg, p, ks, a, b, ws), )*
                 }
@@ -472,7 +554,7 @@ macro_rules! split_k_launcher {
 trait SplitLaunch {
     /// Launches the kernel on `p` with slices of `ks` into `ws`.
     #[allow(clippy::too_many_arguments)]
-    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: &Buffer<f32>, b: &Buffer<f32>, ws: &Buffer<f32>) -> Result<()>;
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: GemmParams, ks: u32, a: At<f32>, b: At<f32>, ws: &Buffer<f32>) -> Result<()>;
 }
 ferrotile_kernels::simt_split_k_table!(split_k_launcher);
 
@@ -572,6 +654,49 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    /// Auto peels thin remainders whose blocks would cost a wave, nothing
+    /// else; forced, every remainder; the bulk is whole tiles.
+    #[test]
+    fn peel_plans_cut_thin_remainders_that_cost_a_wave() {
+        let big = GemmVariant::Warptile(WarpConfig::B128x128x8W32x128Lb2);
+        let small = GemmVariant::Warptile(WarpConfig::B64x64x16W32x32);
+        assert_eq!(peel_plan(4097, 4097, big, 132, None), Some((4096, 4096)));
+        // 33 × 32 = 1056 blocks fill exactly 4 waves of 264: the bulk's
+        // 1024 take as many.
+        assert_eq!(peel_plan(4097, 4096, big, 132, None), None);
+        assert_eq!(peel_plan(2049, 2049, big, 132, None), Some((2048, 2048)));
+        assert_eq!(peel_plan(8193, 8193, big, 132, None), Some((8192, 8192)));
+        assert_eq!(peel_plan(4096, 4096, big, 132, None), None);
+        assert_eq!(peel_plan(4097, 4097, big, 132, Some(false)), None);
+        // A remainder of more than an eighth of the tile stays.
+        assert_eq!(peel_plan(4096 + 17, 4096 + 17, big, 132, None), None);
+        // The same block count in waves: nothing to gain.
+        assert_eq!(peel_plan(1025, 1025, big, 132, None), None);
+        assert_eq!(peel_plan(130, 133, small, 132, None), None);
+        assert_eq!(peel_plan(130, 133, small, 132, Some(true)), Some((128, 128)));
+        assert_eq!(peel_plan(63, 133, small, 132, Some(true)), Some((63, 128)));
+        assert_eq!(peel_plan(64, 64, small, 132, Some(true)), None);
+        assert_eq!(peel_plan(4097, 4097, GemmVariant::Naive, 132, Some(true)), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn peel_plans_keep_whole_tiles_and_thin_remainders(m in 1usize..20000, n in 1usize..20000, vi in 0usize..4, sms in 1usize..200, force in proptest::option::of(proptest::bool::ANY)) {
+            let v = GemmVariant::Warptile(WarpConfig::ALL[vi % WarpConfig::ALL.len()]);
+            let t = v.tiling().unwrap();
+            if let Some((mb, nb)) = peel_plan(m, n, v, sms, force) {
+                proptest::prop_assert!(force != Some(false));
+                proptest::prop_assert!((mb, nb) != (m, n) && mb >= 1 && nb >= 1 && mb <= m && nb <= n);
+                for (x, b, tile) in [(m, mb, t.bm), (n, nb, t.bn)] {
+                    proptest::prop_assert!(b == x || b % tile == 0);
+                    if force.is_none() {
+                        proptest::prop_assert!(b == x || (x - b) * PEEL_MAX_FRACTION <= tile);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
