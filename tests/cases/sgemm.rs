@@ -361,11 +361,11 @@ fn any_layout_cases(v: &mut Vec<Case>) {
         let tag = format!("{}{}_pad{pad}", if t.0 { "t" } else { "n" }, if t.1 { "t" } else { "n" });
         v.push(Case::new(format!("sgemm::peeled::{tag}::{m}x{n}x{k}"), move |ctx| check_planned(ctx, shape, t, pad, beta, Plan::Peel)));
     }
-    v.push(Case::gpu_only("sgemm::peeled::auto::4097x4097x256", |ctx| {
-        if Gemm::new(4097, 4097, 256).peel_plan_on(ctx).map_err(|e| e.to_string())?.is_none() {
-            return Err("Auto does not peel 4097×4097×256".into());
+    v.push(Case::gpu_only("sgemm::peeled::auto::2049x2049x1024", |ctx| {
+        if Gemm::new(2049, 2049, 1024).peel_plan_on(ctx).map_err(|e| e.to_string())?.is_none() {
+            return Err("Auto does not peel 2049×2049×1024".into());
         }
-        check_planned(ctx, (4097, 4097, 256), (false, false), 0, 0.5, Plan::Split(Some(1), None))
+        check_planned(ctx, (2049, 2049, 1024), (false, false), 0, 0.5, Plan::Split(Some(1), None))
     }));
     // Edge blocks of every fast rung: n % 4 ≠ 0 with ldb = n rounded up to
     // 4 (the vector straddling n reads the row's padding), B's buffer

@@ -48,7 +48,7 @@
 //! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | that operand staged into rows of a multiple of 4, then as above |
 //! | `ldc` not a multiple of 4 | the epilogue stores scalars |
 //! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
-//! | one matrix whose rows or columns past the last whole tile are a thin remainder (at most an eighth of the tile) whose blocks would take a wave of their own (4097³ on 128 × 128 tiles) | the bulk of whole tiles on the rung, the remaining rows and columns as thin products of their own, split along `k` where Auto would split them ([`peel_plan`], [`Gemm::peel_edges`]) |
+//! | one matrix whose rows or columns past the last whole tile are a thin remainder (at most an eighth of the tile) whose blocks cost at least a tenth of the waves (4097³, 2049³ on 128 × 128 tiles) | the bulk of whole tiles on the rung, the remaining rows and columns as thin products of their own, split along `k` where Auto would split them ([`peel_plan`], [`Gemm::peel_edges`]) |
 //! | one matrix whose 64 × 64 tiles of `C` are fewer than the GPU's multiprocessors, `k` ≥ 512 (skinny: `m` or `n` of a few tiles; deep: small `m · n`, large `k`) | split-k ([`split_k_plan`]): a rung 9 tile (the least padding of `C` among those that give every SM a block) over slices of `k` filling one wave, into a workspace, then a reduction summing the slices in order (deterministic) with α, β |
 //! | one matrix whose unsplit blocks fit in one uneven or thin wave (some SMs get a block more than others, or fewer than their launch bounds allow), `k` ≥ 512 | split-k where the estimated time ([`one_wave_cost`]) drops by at least [`SPLIT_K_MIN_GAIN`] |
 //!
@@ -422,9 +422,9 @@ impl Gemm {
     /// `true` computes the rows and columns of `C` past the last whole
     /// block tile as separate thin products whenever there are any,
     /// `false` never; without this call `Auto` peels them where they are a
-    /// thin remainder (at most an eighth of a tile) whose blocks would take
-    /// a wave of their own. Ignored for a batch, a split `k`, a chosen
-    /// rung, and the tensor-core engines.
+    /// thin remainder (at most an eighth of a tile) whose blocks would cost
+    /// at least a tenth of the launch's waves ([`peel_plan`]). Ignored for
+    /// a batch, a split `k`, a chosen rung, and the tensor-core engines.
     pub fn peel_edges(mut self, on: bool) -> Self {
         self.peel = Some(on);
         self

@@ -476,12 +476,14 @@ fn run_split_k(
 /// (`Some(true)`: every remainder, `Some(false)`: none).
 ///
 /// `Auto` peels a side whose remainder is at most an eighth of the tile
-/// ([`PEEL_MAX_FRACTION`]) when the bulk's blocks take fewer waves (the
-/// tiling's launch-bound blocks on every SM) than the whole grid's: the
-/// remainder's blocks then cost a wave of full-depth blocks for a few rows
-/// or columns (4097³ on 128 × 128 tiles: 1089 blocks, 4.1 waves of 264
-/// on an H100; the bulk 1024, 3.9), where the thin products read `A` or `B`
-/// once.
+/// ([`PEEL_MAX_FRACTION`]) when the bulk's blocks take at least
+/// [`SPLIT_K_MIN_GAIN`] fewer waves (the tiling's launch-bound blocks on
+/// every SM) than the whole grid's: the remainder's blocks then cost a
+/// wave of full-depth blocks for a few rows or columns (4097³ on 128 × 128
+/// tiles: 1089 blocks, 5 waves of 264 on an H100; the bulk's 1024, 4),
+/// where the thin products read `A` or `B` once. A wave in 17 (8193² ×
+/// 1024) measured no gain: the last, nearly empty wave of the whole grid
+/// runs faster than a full one, and the thin products cost their launches.
 pub fn peel_plan(m: usize, n: usize, v: GemmVariant, sms: usize, force: Option<bool>) -> Option<(usize, usize)> {
     let t = v.tiling()?;
     let cut = |x: usize, tile: usize, any: bool| {
@@ -497,8 +499,8 @@ pub fn peel_plan(m: usize, n: usize, v: GemmVariant, sms: usize, force: Option<b
         return Some((mb, nb));
     }
     let slots = (sms.max(1) * bounds_blocks_per_sm(v.name())).max(1);
-    let waves = |m: usize, n: usize| t.tiles(m, n).div_ceil(slots);
-    (waves(mb, nb) < waves(m, n)).then_some((mb, nb))
+    let waves = |m: usize, n: usize| t.tiles(m, n).div_ceil(slots) as f64;
+    (waves(mb, nb) <= (1.0 - SPLIT_K_MIN_GAIN) * waves(m, n)).then_some((mb, nb))
 }
 
 /// The largest remainder [`peel_plan`] peels on its own: `1 / PEEL_MAX_FRACTION`
@@ -667,7 +669,8 @@ mod tests {
         // 1024 take as many.
         assert_eq!(peel_plan(4097, 4096, big, 132, None), None);
         assert_eq!(peel_plan(2049, 2049, big, 132, None), Some((2048, 2048)));
-        assert_eq!(peel_plan(8193, 8193, big, 132, None), Some((8192, 8192)));
+        // 16 waves against 17: too little to gain (measured).
+        assert_eq!(peel_plan(8193, 8193, big, 132, None), None);
         assert_eq!(peel_plan(4096, 4096, big, 132, None), None);
         assert_eq!(peel_plan(4097, 4097, big, 132, Some(false)), None);
         // A remainder of more than an eighth of the tile stays.
@@ -679,6 +682,8 @@ mod tests {
         assert_eq!(peel_plan(63, 133, small, 132, Some(true)), Some((63, 128)));
         assert_eq!(peel_plan(64, 64, small, 132, Some(true)), None);
         assert_eq!(peel_plan(4097, 4097, GemmVariant::Naive, 132, Some(true)), None);
+        // The GPU test's shape: Auto's rung there peels on an H100.
+        assert_eq!(peel_plan(2049, 2049, auto_variant(2049, 2049, 1024, 132), 132, None), Some((2048, 2048)));
     }
 
     proptest::proptest! {
