@@ -186,6 +186,8 @@ const CLASSES: &[(&str, usize, usize, usize, bool, bool)] = &[
     ("odd", 4097, 4097, 4097, false, false),
     ("odd", 2049, 2049, 2049, false, false),
     ("odd", 8193, 8193, 1024, false, false),
+    ("odd", 4100, 4100, 4100, false, false),
+    ("odd", 6145, 6145, 2048, false, false),
     ("transposed", 4096, 4096, 4096, true, false),
     ("transposed", 4096, 4096, 4096, false, true),
     ("transposed", 4096, 4096, 4096, true, true),
