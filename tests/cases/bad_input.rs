@@ -148,6 +148,7 @@ const LAUNCH_NOTHING: &[(&str, &str)] = &[
     ("gemm/mod.rs:resolved_variant_on", "validates as `run` does and launches nothing"),
     ("gemm/mod.rs:split_k_slices_on", "validates as `run` does and launches nothing (the split `run` would choose)"),
     ("gemm/mod.rs:split_k_plan_on", "validates as `run` does and launches nothing (the split `run` would choose)"),
+    ("gemm/mod.rs:peel_plan_on", "validates as `run` does (its errors are `run`'s) and launches nothing (the peeling `run` would choose)"),
     ("interop.rs:from_cudarc", "launches nothing; its refusals (an emulator context, a slice of another context) hand the slice back and are tested in tests/cases/interop.rs"),
     ("image/strips.rs:window_strip_rows", "a heuristic over any usize: returns a number, launches nothing"),
     ("backend.rs:same_as", "compares two contexts"),

@@ -471,7 +471,7 @@ fn run_split_k(
 /// Where `Auto` peels the edges of an `m × n` `C` for its rung `v` on a
 /// GPU of `sms` multiprocessors: the bulk `(m', n')` of whole block tiles
 /// that rung `v` computes, the rows `m'..m` and the columns `n'..n` of the
-/// bulk's rows being thin products of their own ([`run_peeled`]); `None`:
+/// bulk's rows being thin products of their own; `None`:
 /// no peeling. `force`: [`Gemm::peel_edges`](super::Gemm::peel_edges)
 /// (`Some(true)`: every remainder, `Some(false)`: none).
 ///
