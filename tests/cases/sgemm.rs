@@ -387,7 +387,6 @@ fn check_split(ctx: &Context, shape: (usize, usize, usize), t: (bool, bool), pad
     check_planned(ctx, shape, t, pad, beta, Plan::Split(split, None))
 }
 
-/// [`check_split`] with the split-k tiling forced (`Some`).
 /// How [`check_planned`] runs `Auto`: split-k (forced slices and tiling,
 /// or Auto's choice, which must split), or with its edges peeled (forced).
 #[derive(Clone, Copy)]
@@ -396,6 +395,8 @@ enum Plan {
     Peel,
 }
 
+/// [`check_split`] with the plan `plan` (the split-k tiling forced, or the
+/// edges peeled).
 fn check_planned(
     ctx: &Context,
     (m, n, k): (usize, usize, usize),

@@ -387,12 +387,17 @@ macro_rules! tc_readme_row {
 }
 
 const fn sc(class_shape: &'static [&'static str]) -> Cell {
-    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs: &[SPLITK26] })
+    sc_in(&[SPLITK26], class_shape)
 }
 
 /// [`sc`] from the run with peeled edges.
 const fn sc27(class_shape: &'static [&'static str]) -> Cell {
-    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs: &[PEEL27] })
+    sc_in(&[PEEL27], class_shape)
+}
+
+/// A shape-class cell from `runs`.
+const fn sc_in(runs: &'static [&'static str], class_shape: &'static [&'static str]) -> Cell {
+    Cell::Pct(Sel { family: "sgemm_class", kernels: &["*"], shapes: class_shape, dtype: "f32", runs })
 }
 
 const fn so_sel(kernel: &'static [&'static str]) -> Sel {

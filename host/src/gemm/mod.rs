@@ -436,14 +436,15 @@ impl Gemm {
     pub fn peel_plan_on(&self, ctx: &Context) -> Result<Option<(usize, usize)>> {
         let p = self.problem()?;
         Ok(match self.engine::<f32, f32>(&p, sm_count(ctx), hopper_sms(ctx))? {
-            Engine::Simt(v, _) => self.peel_on(ctx, &p, v),
+            Engine::Simt(v, _) => self.peel_on(ctx, &p, v, self.split_on(ctx, &p)),
             _ => None,
         })
     }
 
-    /// [`Gemm::peel_plan_on`] for `Auto`'s rung `v` on `p`.
-    fn peel_on(&self, ctx: &Context, p: &Problem, v: GemmVariant) -> Option<(usize, usize)> {
-        if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 || self.split_on(ctx, p).1 > 1 {
+    /// [`Gemm::peel_plan_on`] for `Auto`'s rung `v` on `p`, whose split is
+    /// `split` ([`Gemm::split_on`]).
+    fn peel_on(&self, ctx: &Context, p: &Problem, v: GemmVariant, split: (SplitConfig, usize)) -> Option<(usize, usize)> {
+        if self.variant != GemmVariant::Auto || self.tf32 || p.batch != 1 || split.1 > 1 {
             return None;
         }
         simt::peel_plan(self.m, self.n, v, sm_count(ctx), self.peel)
@@ -649,7 +650,7 @@ impl Gemm {
                 let (a, b) = (as_f32(a, "a")?, as_f32(b, "b")?);
                 let c = as_f32_mut(c, "c")?;
                 let split = self.split_on(ctx, &p);
-                let peel = self.peel_on(ctx, &p, v);
+                let peel = self.peel_on(ctx, &p, v, split);
                 if staged || split.1 > 1 || peel.is_some() {
                     simt::run_any(ctx, v, split, peel, self.transposes(), &p, a, b, c)
                 } else {

@@ -514,7 +514,7 @@ pub const PEEL_MAX_FRACTION: usize = 8;
 /// long `k`). Every element of `C` is written by exactly one of the three,
 /// with `α` and `β`.
 fn run_peeled(ctx: &Context, v: GemmVariant, (mb, nb): (usize, usize), g: &GemmParams, (a, b, c): (&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>)) -> Result<()> {
-    let sms = ctx.device_info().map_or(DEFAULT_SMS, |i| i.sm_count.max(1) as usize);
+    let sms = super::sm_count(ctx);
     let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
     let one = |g: GemmParams| super::Problem { g, batch: 1, strides: [0; 3], transposes: (false, false) };
     run_at(ctx, v, (false, false), &one(GemmParams { m: mb as u32, n: nb as u32, ..*g }), (a, b, &mut *c), (0, 0, 0))?;
