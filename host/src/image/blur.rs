@@ -28,7 +28,7 @@ pub enum BlurVariant {
     /// when the row enters the window) instead of raw column sums: same
     /// shapes as [`BlurVariant::Sliding`].
     SlidingSums,
-    /// Vertical running sums in registers and horizontal running sums, a
+    /// Vertical running sums in registers and horizontal prefix sums, a
     /// cost per pixel that does not grow with the radius:
     /// 1 to 4 channels, radius 1 to [`WINDOW_MAX_RADIUS`], any width and
     /// height.

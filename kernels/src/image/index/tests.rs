@@ -306,25 +306,17 @@ fn window_blur_fits_its_shared_memory_and_lanes() {
             assert!(band % 4 == 0 && band % c == 0 && band >= 64, "c {c} r {r}");
             assert!(lead % 4 == 0 && lead >= h && lead < h + 4);
             assert!(lead + band + h <= WIN_SEG);
-            // A column sum of 2r + 1 bytes fits its u16 lane; a window sum
-            // with its rounding bias fits u32.
+            // A column sum of 2r + 1 bytes fits its u16 lane; a row of
+            // prefix sums fits u32.
             assert!((2 * r + 1) * 255 <= u16::MAX as u32);
-            assert!((full_count(r) as u64) * 255 + full_count(r) as u64 / 2 <= u32::MAX as u64);
+            assert!(WIN_SEG as u64 * u16::MAX as u64 <= u32::MAX as u64);
+            // The pads cover the prefix sum `c` bytes before the segment.
+            assert!(c <= WIN_P_PAD);
             assert!(win_prologue(r) >= 2 * r && win_prologue(r) % WIN_BATCH == 0);
-            // φ: runs start on channel 0 and their entering sums on a
-            // 16-byte word; the 32 runs cover the band.
-            let phi = win_phi(c, r);
-            assert!(phi < 24 && phi % c == 0 && (lead + h + 24 - phi) % 8 == 0, "c {c} r {r} phi {phi}");
-            assert!(win_run_start(31, phi) + WIN_RUN as i32 >= band as i32 + 4);
-            // The leaving sums are never word-aligned (one copy of the
-            // phase per offset 1..8).
-            let (_, _, at) = win_run_reads(0, c, r);
-            assert!(at > 0 && at < 8);
-            assert!(win_span(c, r) == 2 * h + c);
         }
     }
     assert!(!win_supports(1, 0) && !win_supports(5, 1) && !win_supports(1, WIN_MAX_RADIUS + 1));
-    // The staging rows start on a 16-byte boundary, and the bound's blocks fit.
+    // The prefix sums start on a 16-byte boundary, and the bound's blocks fit.
     assert_eq!(win_shared_parts() % 16, 0);
     assert_eq!(win_blocks_per_sm(), WIN_BLOCKS_BOUND);
     assert_eq!(WIN_VERTICAL, WIN_SEG / 4);
@@ -332,79 +324,38 @@ fn window_blur_fits_its_shared_memory_and_lanes() {
 }
 
 #[test]
-fn window_blur_runs_read_inside_their_rows() {
-    // Every run that has an output byte in the band reads column sums
-    // inside the row and its pads: the entering words, the four leaving
-    // words, and the entries the warp sums before run 0.
-    for c in 1..=4u32 {
-        for r in 1..=WIN_MAX_RADIUS {
-            let (band, phi) = (win_band(c, r), win_phi(c, r));
-            let pad = WIN_V_PAD as i32;
-            let (enter0, _, _) = win_run_reads(win_run_start(0, phi), c, r);
-            assert!(enter0 - win_span(c, r) as i32 + pad >= 0, "c {c} r {r}");
-            for k in 0..32 {
-                let o = win_run_start(k, phi);
-                if o >= band as i32 {
-                    continue;
-                }
-                let (enter, leave, at) = win_run_reads(o, c, r);
-                assert_eq!(enter % 8, 0);
-                assert_eq!(leave % 8, 0);
-                assert_eq!(leave + at as i32, enter - win_span(c, r) as i32);
-                assert!(leave + pad >= 0, "c {c} r {r} k {k}");
-                assert!(enter + 24 + pad <= WIN_V_ROW as i32, "c {c} r {r} k {k}");
-                // The entries that are not the segment's are the pads'.
-                assert!(enter + 24 <= (WIN_SEG + WIN_V_PAD) as i32);
-            }
-        }
-    }
-}
-
-#[test]
-fn window_blur_staged_words_cover_the_band() {
-    // Lane k stores the six aligned words from its run's first byte (less
-    // f): together every byte of the copied words, inside the staging row
-    // (the last run's last bytes, staged by no lane, are past the band).
-    for c in 1..=4u32 {
-        for r in 1..=WIN_MAX_RADIUS {
-            let (band, phi) = (win_band(c, r), win_phi(c, r));
-            for a in 0..4u32 {
-                let f = (a as i32 - phi as i32).rem_euclid(4);
-                let mut written = std::vec![false; WIN_STAGE_ROW as usize];
-                for k in 0..32u32 {
-                    let base = WIN_STAGE_PAD as i32 + a as i32 + win_run_start(k, phi) - f;
-                    assert!(base >= 0 && base % 4 == 0);
-                    for b in base..base + 24 {
-                        assert!((b as u32) < WIN_STAGE_ROW, "c {c} r {r} a {a}");
-                        assert!(!written[b as usize], "c {c} r {r} a {a}: byte {b} stored twice");
-                        written[b as usize] = true;
-                    }
-                }
-                let end = WIN_STAGE_PAD + (a + band).div_ceil(4) * 4;
-                assert!((WIN_STAGE_PAD..end).all(|b| written[b as usize]), "c {c} r {r} a {a}");
-            }
-        }
+fn window_column_sum_entries_follow_the_vertical_stores() {
+    // Vertical thread t stores (ve, vo) = sums of bytes (0, 2) and (1, 3)
+    // of its word as two u32 at u16 entry 4t: entry 4t + i holds byte
+    // [0, 2, 1, 3][i].
+    let stored = [0u32, 2, 1, 3];
+    let mut seen = [false; WIN_RUN as usize];
+    for k in 0..WIN_RUN {
+        let e = win_vsum_entry(k);
+        assert!(e < WIN_RUN);
+        assert_eq!(4 * (k / 4) + stored.iter().position(|&b| b == k % 4).unwrap() as u32, e);
+        assert!(!seen[e as usize]);
+        seen[e as usize] = true;
+        // Its own inverse: entry e holds byte k (the horizontal phase reads
+        // the byte of each entry through it).
+        assert_eq!(win_vsum_entry(e), k);
+        assert_eq!(stored[(e % 4) as usize], k % 4);
     }
 }
 
 #[test]
 fn window_blur_shared_accesses_are_conflict_free() {
-    // Column sums: u32x2 stores 8 bytes apart.
-    let s: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(1, WIN_V_PAD as usize + 4 * l)));
+    // Column sums: u32x2 stores 8 bytes apart; u32x4 loads of a lane's 24 sums (48 bytes).
+    let s: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(1, 4 * l)));
     assert_eq!(layout::analysis::bank_conflict_degree(&s, 8), 1);
-    // The runs' 16-byte loads: lanes 48 bytes apart, at any word offset.
-    for c in 1..=4u32 {
-        for r in [1u32, 5, 32, 64] {
-            let phi = win_phi(c, r);
-            for x in [0i32, 8, 16, 24] {
-                let v: [Option<usize>; WARP] = core::array::from_fn(|l| {
-                    let (enter, leave, _) = win_run_reads(win_run_start(l as u32, phi), c, r);
-                    let _ = leave;
-                    Some(2 * (win_vsum().offset(3, WIN_V_PAD as usize) as i32 + enter + x) as usize)
-                });
-                assert_eq!(layout::analysis::bank_conflict_degree(&v, 16), 1);
-            }
-        }
+    for k in 0..3 {
+        let v: [Option<usize>; WARP] = core::array::from_fn(|l| Some(2 * win_vsum().offset(3, (WIN_RUN as usize) * l) + 16 * k));
+        assert_eq!(layout::analysis::bank_conflict_degree(&v, 16), 1);
+    }
+    // Outputs: round k reads prefix sums 32 k + lane (+ offsets).
+    for off in [0usize, 5, 130] {
+        let q: [Option<usize>; WARP] = core::array::from_fn(|l| Some(4 * (win_prefix().offset(2, WIN_P_PAD as usize + off + l))));
+        assert_eq!(layout::analysis::bank_conflict_degree(&q, 4), 1);
     }
 }
 

@@ -14,10 +14,9 @@ pub const WIN_WARPS: u32 = 8;
 pub const WIN_THREADS: u32 = 32 * WIN_WARPS;
 /// Rows a window-blur block advances per batch (between its barriers).
 pub const WIN_BATCH: u32 = WIN_WARPS;
-/// Output bytes of one lane's run in the horizontal phase: a multiple of 1,
-/// 2, 3 and 4 (every run starts on channel 0 of the window's channel
-/// phase) and of 8 (its column sums are three 16-byte shared loads); runs
-/// 48 bytes apart make those loads conflict-free.
+/// Bytes of a row segment one lane sums horizontally: a multiple of 1, 2,
+/// 3 and 4 (a lane's run starts on the segment's channel phase whatever the
+/// channel count) and of 8 (its column sums are three 16-byte shared loads).
 pub const WIN_RUN: u32 = 24;
 /// Bytes of a block's row segment: its band of output bytes and the halo
 /// on each side ([`win_band`]); one 4-byte column word per vertical thread.
@@ -25,17 +24,11 @@ pub const WIN_SEG: u32 = 32 * WIN_RUN;
 /// Threads of a block that own a column word of the segment (the vertical
 /// phase): the first `WIN_SEG / 4`.
 pub const WIN_VERTICAL: u32 = WIN_SEG / 4;
-/// Zero u16 entries before and after each row of column sums: the runs'
-/// aligned loads reach up to 31 entries before the segment and 23 after it
-/// ([`win_run_reads`]), and a window there sums zeros.
-pub const WIN_V_PAD: u32 = 32;
-/// u16 entries of a row of column sums: the pads and the segment.
-pub const WIN_V_ROW: u32 = WIN_SEG + 2 * WIN_V_PAD;
-/// Bytes before a row's outputs in its staging row (the first run's
-/// aligned words start up to 24 bytes before the band).
-pub const WIN_STAGE_PAD: u32 = 32;
-/// Bytes of a staging row of outputs.
-pub const WIN_STAGE_ROW: u32 = WIN_SEG + 2 * WIN_STAGE_PAD;
+/// Leading zero entries of a row of horizontal prefix sums (the sums
+/// `channels` bytes before the segment's first byte).
+pub const WIN_P_PAD: u32 = 4;
+/// u32 entries of a row of horizontal prefix sums.
+pub const WIN_P_ROW: u32 = WIN_SEG + WIN_P_PAD;
 /// Largest radius of the window blur: a column sum of `2r + 1` bytes fits
 /// its u16 lane, and the halo leaves a band of output bytes.
 pub const WIN_MAX_RADIUS: u32 = 64;
@@ -56,14 +49,12 @@ pub const fn win_lead(channels: u32, r: u32) -> u32 {
 }
 
 /// Output bytes per row of a window-blur block: what the segment holds
-/// after its lead and the halo on the far side, at most `WIN_SEG - 32`
-/// (the 32 runs, starting up to 21 bytes before the band, cover it with
-/// their staged words), rounded down to a multiple of 4 and of `channels`
-/// (every band starts on a column word and on channel 0).
+/// after its lead and the halo on the far side, rounded down to a multiple
+/// of 4 and of `channels` (every band starts on a column word and on
+/// channel 0).
 #[inline(always)]
 pub const fn win_band(channels: u32, r: u32) -> u32 {
     let room = WIN_SEG.saturating_sub(win_lead(channels, r) + win_halo(channels, r));
-    let room = if room > WIN_SEG - 32 { WIN_SEG - 32 } else { room };
     let unit = if channels == 3 { 12 } else { 4 };
     room / unit * unit
 }
@@ -73,50 +64,6 @@ pub const fn win_band(channels: u32, r: u32) -> u32 {
 #[inline(always)]
 pub const fn win_seg_x(x0: u32, channels: u32, r: u32) -> i64 {
     x0 as i64 - win_lead(channels, r) as i64
-}
-
-/// Bytes between the first and the last column byte of a window, plus one
-/// channel: `channels · (2r + 1)`. A run's leaving column sums are this
-/// many entries before its entering ones.
-#[inline(always)]
-pub const fn win_span(channels: u32, r: u32) -> u32 {
-    channels * (2 * r + 1)
-}
-
-/// How far before the band the first run starts: the least `φ` with
-/// `lead + halo - φ` a multiple of 8 (every run's entering column sums are
-/// whole 16-byte words) and `φ` a multiple of `channels` (every run starts
-/// on channel 0). Below 24: for 1, 2 and 4 channels below 8 (`lead +
-/// halo` is even for 2 channels and a multiple of 8 for 4), for 3 the
-/// Chinese remainder of 8 and 3.
-#[inline(always)]
-pub const fn win_phi(channels: u32, r: u32) -> u32 {
-    let mut phi = (win_lead(channels, r) + win_halo(channels, r)) % 8;
-    while phi % channels != 0 {
-        phi += 8;
-    }
-    phi
-}
-
-/// Band offset of the first output byte of lane `k`'s run (negative for
-/// the first run when `φ > 0`): `WIN_RUN · k - φ`.
-#[inline(always)]
-pub const fn win_run_start(k: u32, phi: u32) -> i32 {
-    (WIN_RUN * k) as i32 - phi as i32
-}
-
-/// The column-sum entries (segment bytes, from the row's first segment
-/// byte) a run starting at band offset `o` reads: its entering sums start
-/// at `o + lead + halo` (a multiple of 8), its leaving sums
-/// [`win_span`] entries earlier, read as whole 8-entry words from the
-/// word at or before them, at offset `leave_at` in it. Returns
-/// `(enter, leave_word, leave_at)`.
-#[inline(always)]
-pub const fn win_run_reads(o: i32, channels: u32, r: u32) -> (i32, i32, u32) {
-    let enter = o + (win_lead(channels, r) + win_halo(channels, r)) as i32;
-    let d = win_span(channels, r);
-    let back = d.div_ceil(8) * 8;
-    (enter, enter - back as i32, back - d)
 }
 
 /// Steps a block takes before its first output row: the `2r` rows of the
@@ -132,13 +79,13 @@ pub const fn win_prologue(r: u32) -> u32 {
 /// still reads (one barrier per batch).
 pub const WIN_VSUM_BUFFERS: u32 = 2;
 
-/// The batches' column sums (u16, in segment-byte order): `(buffer ·
-/// WIN_BATCH + row, WIN_V_PAD + segment byte)` ([`win_vsum_row`]); the
-/// vertical thread of column word `t` stores the sums of its bytes 0, 1
-/// and 2, 3 as two u32 at entry `WIN_V_PAD + 4t`.
+/// The batches' column sums (u16): `(buffer · WIN_BATCH + row, segment word
+/// · 4 + k)` ([`win_vsum_row`]), where the four u16 of word `t` are the sums
+/// of its bytes 0, 2 (one u32) and 1, 3 (the next): the vertical thread
+/// stores its two packed sums as they are.
 #[inline(always)]
 pub const fn win_vsum() -> Layout2 {
-    Layout2::row_major((WIN_VSUM_BUFFERS * WIN_BATCH) as usize, WIN_V_ROW as usize)
+    Layout2::row_major((WIN_VSUM_BUFFERS * WIN_BATCH) as usize, WIN_SEG as usize)
 }
 
 /// The [`win_vsum`] row of batch `b`'s row `g`.
@@ -147,22 +94,22 @@ pub const fn win_vsum_row(b: u32, g: u32) -> usize {
     ((b % WIN_VSUM_BUFFERS) * WIN_BATCH + g) as usize
 }
 
-/// The batch's staged output bytes: `(row, WIN_STAGE_PAD + a + band
-/// offset)`, where `a` is the row's first output byte's offset in its
-/// aligned image word ([`win_stage_shift`]), so that staged words are
-/// image words.
+/// Segment byte `k` of a lane's run as an index into its column sums
+/// ([`win_vsum`] entries from the run's first): the u16 holding it. The
+/// mapping is its own inverse: entry `e` holds byte `win_vsum_entry(e)`.
 #[inline(always)]
-pub const fn win_stage() -> Layout2 {
-    Layout2::row_major(WIN_BATCH as usize, WIN_STAGE_ROW as usize)
+pub const fn win_vsum_entry(k: u32) -> u32 {
+    4 * (k / 4) + 2 * (k % 2) + (k % 4) / 2
 }
 
-/// Offset of flat image byte `f` in its aligned 4-byte word.
+/// The batch's horizontal prefix sums (u32): `(row, WIN_P_PAD + segment
+/// byte)`.
 #[inline(always)]
-pub const fn win_stage_shift(f: i64) -> u32 {
-    (f & 3) as u32
+pub const fn win_prefix() -> Layout2 {
+    Layout2::row_major(WIN_BATCH as usize, WIN_P_ROW as usize)
 }
 
-/// Byte offset of the staging rows in shared memory (the column sums start
+/// Byte offset of the prefix sums in shared memory (the column sums start
 /// at 0).
 #[inline(always)]
 pub const fn win_shared_parts() -> usize {
@@ -171,7 +118,7 @@ pub const fn win_shared_parts() -> usize {
 
 /// Dynamic shared memory of a window-blur block (the same at every radius).
 pub const fn win_shared_bytes() -> u32 {
-    (win_shared_parts() + win_stage().size()).div_ceil(16) as u32 * 16
+    (win_shared_parts() + 4 * win_prefix().size()).div_ceil(16) as u32 * 16
 }
 
 /// Whether the window blur handles `channels` at radius `r` (any width and
