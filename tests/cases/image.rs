@@ -93,8 +93,9 @@ const WINDOW_RADII: [u32; 9] = [1, 2, 3, 5, 8, 16, 31, 32, image::WINDOW_MAX_RAD
 
 /// The window rung's emulator shapes: one pixel, one row, one column,
 /// odd widths (7, 33, primes, 1023: not multiples of 4, 16 or the band),
-/// rows shorter and taller than a window, several bands.
-const WINDOW_SHAPES: [(usize, usize); 8] = [(1, 1), (7, 1), (1, 37), (33, 9), (97, 23), (251, 5), (1023, 3), (13, 131)];
+/// rows shorter and taller than a window, several bands (2047 × 45: inner
+/// bands of full windows, rows starting off a word).
+const WINDOW_SHAPES: [(usize, usize); 9] = [(1, 1), (7, 1), (1, 37), (33, 9), (97, 23), (251, 5), (1023, 3), (13, 131), (2047, 45)];
 
 fn volume(ctx: &Context, dims: [usize; 3]) -> Result<(), String> {
     let n = dims.iter().product();
