@@ -206,28 +206,13 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             // Vertical.
             if vertical {
                 let (w_in, w_out) = next;
-                // The u32x2 of this thread's sums in the batch's first row;
-                // rows `row_step` apart (immediate offsets: `win_vsum_row`
-                // of the batch's rows are consecutive).
-                let at0 = vl.offset(win_vsum_row(b as u32, 0), 4 * tid as usize) / 4;
-                let row_step = vl.offset(1, 0) / 4;
-                // (A macro: the words inside the row need no masks but the
-                // even bytes'; `odd` already clears the others.)
-                macro_rules! steps {
-                    ($mask_e:expr, $mask_o:expr) => {
-                        for g in 0..WIN_BATCH as usize {
-                            ve = ve.wrapping_add(w_in[g] & $mask_e).wrapping_sub(w_out[g] & $mask_e);
-                            vo = vo.wrapping_add(odd(w_in[g]) & $mask_o).wrapping_sub(odd(w_out[g]) & $mask_o);
-                            if i0 >= 0 {
-                                vsum.cast::<u32x2>().store(at0 + g * row_step, u32x2::from_array([ve, vo]));
-                            }
-                        }
-                    };
-                }
-                if mask == u32::MAX {
-                    steps!(even(u32::MAX), u32::MAX)
-                } else {
-                    steps!(mask_e, mask_o)
+                for g in 0..WIN_BATCH as usize {
+                    ve = ve.wrapping_add(w_in[g] & mask_e).wrapping_sub(w_out[g] & mask_e);
+                    vo = vo.wrapping_add(odd(w_in[g]) & mask_o).wrapping_sub(odd(w_out[g]) & mask_o);
+                    if i0 >= 0 {
+                        let at = vl.offset(win_vsum_row(b as u32, g as u32), 4 * tid as usize);
+                        vsum.cast::<u32x2>().store((at * 2) / 8, u32x2::from_array([ve, vo]));
+                    }
                 }
                 if b + 1 < batches {
                     next = words!(step0(b + 1));
