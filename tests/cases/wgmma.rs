@@ -113,6 +113,12 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x264x40", tile.name()), case, false);
         let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 72, 600) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x72x600", tile.name()), case, false);
+        // Three tiles per block (the emulator's 3 blocks), 5 k-tiles each,
+        // edge tiles in both directions, rows of C 16-byte aligned: the
+        // fused epilogue through TMA stores on tiles that follow another
+        // tile's epilogue in the same block.
+        let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(260, 520, 300) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::260x520x300", tile.name()), case, false);
         let case = Spec { bias: true, activation: act, ..mk(1000, 1000, 512) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::1000x1000x512", tile.name()), case, true);
     }

@@ -431,6 +431,21 @@ pub fn activate<O: Value>(act: u32, x: f32) -> f32 {
     }
 }
 
+/// [`activate`] of every value of `v`, the activation chosen once for all
+/// of them: chosen per value, each value's activation was a basic block
+/// of its own between two branches, so the GELUs of a thread's results
+/// ran one after another, each waiting out its own latencies (the
+/// special-function `tanh` and a chain of dependent multiplies); in one
+/// block they interleave.
+#[inline(always)]
+pub fn activate_all<O: Value, const N: usize>(act: u32, v: [f32; N]) -> [f32; N] {
+    match act {
+        ACT_RELU => v.map(|x| activate::<O>(ACT_RELU, x)),
+        ACT_GELU_TANH => v.map(|x| activate::<O>(ACT_GELU_TANH, x)),
+        _ => v,
+    }
+}
+
 /// The engine: one block computes one `BM × BN` tile of one matrix of the
 /// batch (see the module docs).
 ///
@@ -686,7 +701,7 @@ unsafe fn epilogue<O: Value>(
                 v = core::array::from_fn(|e| v[e] + b[e]);
             }
             if p.activation != ACT_NONE {
-                v = v.map(|x| activate::<O>(p.activation, x));
+                v = activate_all::<O, 4>(p.activation, v);
             }
             if whole {
                 c.write_vec::<O::Quad>(o, O::quad(v));

@@ -65,7 +65,7 @@ use self::index::{
     align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EPI_BUFFERS, KSTEPS,
     THREADS,
 };
-use super::mma::{activate, Value, ACT_NONE, BF16, F16_KIND, F32};
+use super::mma::{activate, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
     bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
@@ -545,7 +545,7 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
                 let vals = if plain {
                     group_alpha::<R, $g>(p.g.alpha, acc)
                 } else {
-                    unsafe { group_values::<O, R, $g>(p, c, bias, acc, base, origin, tw) }
+                    unsafe { group_values::<O, R, $g, true>(p, c, bias, acc, base, origin, tw) }
                 };
                 let col0 = ($g / per_chunk) * epi_cols(O::BYTES);
                 let sh = dynamic_shared::<O::Pair>();
@@ -586,7 +586,7 @@ fn group_alpha<const R: usize, const G: usize>(alpha: f32, acc: &[u32; R]) -> [[
 /// before the first is used (each behind its own branch, they waited out
 /// their latency one by one).
 #[inline(always)]
-unsafe fn group_values<O: Value, const R: usize, const G: usize>(
+unsafe fn group_values<O: Value, const R: usize, const G: usize, const ONCE: bool>(
     p: &WgmmaParams,
     c: Global<O>,
     bias: Shared<f32>,
@@ -622,7 +622,11 @@ unsafe fn group_values<O: Value, const R: usize, const G: usize>(
             *v = [v[0] + b[0], v[1] + b[1]];
         }
     }
-    if p.activation != ACT_NONE {
+    if p.activation != ACT_NONE && ONCE {
+        // The group's 16 values in one call (see `activate_all`).
+        let flat = activate_all::<O, 16>(p.activation, core::array::from_fn(|i| vals[i / 2][i % 2]));
+        vals = core::array::from_fn(|pair| [flat[2 * pair], flat[2 * pair + 1]]);
+    } else if p.activation != ACT_NONE {
         for v in vals.iter_mut() {
             *v = v.map(|x| activate::<O>(p.activation, x));
         }
@@ -724,7 +728,7 @@ unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const 
     // Every read of the group (C for β, the bias) before any store: a load
     // placed after a store to `C` cannot be moved above it (they might
     // alias), so interleaved, each pair would wait out a load's latency.
-    let vals = if PLAIN { group_alpha::<R, G>(p.g.alpha, acc) } else { unsafe { group_values::<O, R, G>(p, c, bias, acc, base, origin, tw) } };
+    let vals = if PLAIN { group_alpha::<R, G>(p.g.alpha, acc) } else { unsafe { group_values::<O, R, G, false>(p, c, bias, acc, base, origin, tw) } };
     for (pair, v) in vals.iter().enumerate() {
         let (_, _, o) = pair_at(tw, G + 2 * pair, base, origin, p.g.ldc as usize);
         // SAFETY: the caller checked that the tile is inside `C` and every
@@ -748,7 +752,7 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
 ) {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
     // The reads first, as in `epilogue_group_inside`.
-    let vals = unsafe { group_values::<O, R, G>(p, c, bias, acc, base, origin, tw) };
+    let vals = unsafe { group_values::<O, R, G, false>(p, c, bias, acc, base, origin, tw) };
     for (pair, v) in vals.iter().enumerate() {
         let (row, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
         if row >= m || col >= n {
