@@ -585,6 +585,10 @@ fn group_alpha<const R: usize, const G: usize>(alpha: f32, acc: &[u32; R]) -> [[
 /// outside is never stored): loads without a bounds branch, all issued
 /// before the first is used (each behind its own branch, they waited out
 /// their latency one by one).
+///
+/// `ONCE`: the activation chosen once for the group's 16 values
+/// ([`activate_all`]; the TMA-store epilogue). The direct-store paths
+/// choose it per value: with `ONCE` there the ping-pong tile spilled.
 #[inline(always)]
 unsafe fn group_values<O: Value, const R: usize, const G: usize, const ONCE: bool>(
     p: &WgmmaParams,
