@@ -488,6 +488,7 @@ fn run(ctx: &Context) -> Result<()> {
     // The fused epilogue.
     epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4096, 4096, 4096))?;
     epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 1024))?;
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 8192))?;
     epilogue::<bf16, f32>(ctx, blas, "bf16→f32", (4096, 4096, 4096))?;
     Ok(())
 }
