@@ -154,7 +154,7 @@ pub(crate) struct SharedState {
 }
 
 /// Warps of the largest block (1024 threads).
-const MAX_WARPS: usize = 32;
+pub(crate) const MAX_WARPS: usize = 32;
 
 /// The warps whose bits are set in `mask`, lowest first (only the set
 /// bits are visited: the race checks call this per byte accessed).
@@ -169,7 +169,7 @@ fn warps_of(mut mask: u32) -> impl Iterator<Item = usize> {
 }
 
 /// Warp of thread `tid` (its linear index in the block).
-fn warp_of(tid: u32) -> u32 {
+pub(crate) fn warp_of(tid: u32) -> u32 {
     tid / super::warp::WARP as u32
 }
 
@@ -195,6 +195,32 @@ impl SharedState {
         for a in warps_of(warps) {
             for b in warps_of(warps) {
                 self.met[a * MAX_WARPS + b] = self.stamp;
+            }
+        }
+    }
+
+    /// Starts a release by a thread (an mbarrier arrival): the stamp its
+    /// warp's accesses so far are below, and later ones not.
+    pub(crate) fn release_stamp(&mut self) -> u32 {
+        self.stamp += 1;
+        self.stamp
+    }
+
+    /// Records that warp `me` acquired the releases `released` (per warp:
+    /// the stamp of its last arrival in the mbarrier phase just waited for,
+    /// 0 for none): each such warp's accesses before its arrival are
+    /// ordered before `me`'s from now on. One way only (the arriving warps
+    /// learn nothing of `me`), and per warp, not per thread: a lane's
+    /// access after its own arrival but before its warp's last lane
+    /// arrived counts as ordered too (the scheduler runs a warp's lanes up
+    /// to their arrivals one after another, so that window is empty in the
+    /// kernels that arrive once per phase).
+    pub(crate) fn acquire(&mut self, me: u32, released: &[u32; MAX_WARPS]) {
+        let me = me as usize;
+        for (w, &s) in released.iter().enumerate() {
+            let m = &mut self.met[me * MAX_WARPS + w];
+            if s > *m {
+                *m = s;
             }
         }
     }

@@ -13,7 +13,7 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::device::Global;
-use super::sched::{current, fault, suspend, Yield};
+use super::sched::{current, fault, suspend, warp_of, Yield, MAX_WARPS};
 use crate::arch::sm90::{EmuTensorMap, TensorMap};
 use crate::layout::wgmma::{d_fragment, tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, SWIZZLE_128B, WARPGROUP, WGMMA_K16, WGMMA_M};
 use crate::numeric::{tf32_operand, Bf16, F16};
@@ -30,6 +30,13 @@ struct Mbar {
     tx: i64,
     /// Completed phases (the current phase's parity is `phase & 1`).
     phase: u32,
+    /// Per warp, the release stamp of its last arrival in the current
+    /// phase (0: none), and the same of the last completed phase: a thread
+    /// whose wait sees that phase complete acquires them
+    /// ([`super::sched::SharedState::acquire`]), so bytes written before an
+    /// arrival and read after the wait are not a race.
+    arriving: [u32; MAX_WARPS],
+    released: [u32; MAX_WARPS],
 }
 
 /// A TMA copy in flight: its bytes, read when it was issued.
@@ -102,7 +109,17 @@ impl BlockAsync {
     /// Applies an arrival (`arrivals` of them) and `tx` transaction bytes
     /// to `bar`; completes the phase when nothing is missing.
     fn update(&mut self, bar: u32, arrivals: u32, tx: i64, op: &str) -> Result<(), String> {
+        self.update_from(bar, arrivals, tx, op, None)
+    }
+
+    /// [`BlockAsync::update`] by an arriving thread of warp `w` whose
+    /// release stamp is `s` (`by = Some((w, s))`).
+    fn update_from(&mut self, bar: u32, arrivals: u32, tx: i64, op: &str, by: Option<(u32, u32)>) -> Result<(), String> {
         let m = self.mbar(bar, op)?;
+        if let Some((w, s)) = by {
+            let a = &mut m.arriving[w as usize];
+            *a = (*a).max(s);
+        }
         if arrivals > m.pending {
             return Err(format!(
                 "{op} on the mbarrier at byte {bar}: more arrivals than the {} its phase expects",
@@ -114,6 +131,7 @@ impl BlockAsync {
         if m.pending == 0 && m.tx == 0 {
             m.phase += 1;
             m.pending = m.expected;
+            m.released = core::mem::replace(&mut m.arriving, [0; MAX_WARPS]);
         }
         self.progress += 1;
         Ok(())
@@ -146,7 +164,7 @@ pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
     }
     check_shared(bar, 8, "mbarrier.init");
     with_async(|a| {
-        a.mbars.insert(bar, Mbar { expected: count, pending: count, tx: 0, phase: 0 });
+        a.mbars.insert(bar, Mbar { expected: count, pending: count, tx: 0, phase: 0, arriving: [0; MAX_WARPS], released: [0; MAX_WARPS] });
         a.progress += 1;
         Ok(())
     })
@@ -157,14 +175,24 @@ pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
 /// retired the group reading it) lets the producer refill the stage while
 /// the reads are in flight, and the refill's check reports it.
 pub(crate) unsafe fn mbarrier_arrive(bar: u32) {
-    with_async(|a| a.update(bar, 1, 0, "mbarrier.arrive"));
+    let by = release();
+    with_async(|a| a.update_from(bar, 1, 0, "mbarrier.arrive", Some(by)));
     let (_, t) = current();
     t.spin_on.set((bar, 2));
     suspend(Yield::Spin);
 }
 
 pub(crate) unsafe fn mbarrier_arrive_expect_tx(bar: u32, bytes: u32) {
-    with_async(|a| a.update(bar, 1, bytes as i64, "mbarrier.arrive.expect_tx"))
+    let by = release();
+    with_async(|a| a.update_from(bar, 1, bytes as i64, "mbarrier.arrive.expect_tx", Some(by)))
+}
+
+/// The calling thread's warp and a fresh release stamp for its arrival
+/// (`mbarrier.arrive` releases the thread's earlier accesses).
+fn release() -> (u32, u32) {
+    let (b, t) = current();
+    let s = b.shared.borrow_mut().release_stamp();
+    (warp_of(t.linear), s)
 }
 
 pub(crate) unsafe fn mbarrier_wait(bar: u32, parity: u32) {
@@ -176,6 +204,11 @@ pub(crate) unsafe fn mbarrier_wait(bar: u32, parity: u32) {
         // The phase of parity `parity` has completed when the current
         // phase has the other parity.
         if phase & 1 != parity {
+            // The wait acquires what the arrivals of the completed phase
+            // released.
+            let released = with_async(|a| Ok(a.mbar(bar, "mbarrier.try_wait.parity")?.released));
+            let (b, t) = current();
+            b.shared.borrow_mut().acquire(warp_of(t.linear), &released);
             return;
         }
         let (_, t) = current();

@@ -373,3 +373,44 @@ fn a_warp_barrier_orders_its_lanes_shared_accesses_and_only_theirs() {
     let m = fault(launch(spec("warp_sync_exchange", 64, 256), &|| unsafe { warp_sync_exchange(go, 2) }));
     assert!(m.contains("race"), "{m}");
 }
+
+kernel! {
+    /// Warp 1 writes a word of shared memory per lane and arrives on an
+    /// mbarrier (32 arrivals); warp 0 reads the words after waiting for
+    /// the phase (`wait != 0`) or without waiting.
+    pub fn mbarrier_passes_words(out: Global<u32>, wait: u32) {
+        let sh = dynamic_shared::<u32>();
+        let bar = sh.offset(32).addr();
+        let t = thread_idx_x();
+        unsafe {
+            if t == 0 {
+                crate::arch::sm90::mbarrier_init(bar, 32);
+            }
+            sync_threads();
+            if t >= 32 {
+                sh.store((t - 32) as usize, 3 * t);
+                crate::arch::sm90::mbarrier_arrive(bar);
+                return;
+            }
+            if wait != 0 {
+                crate::arch::sm90::mbarrier_wait(bar, 0);
+            }
+            out.write(t as usize, sh.load(31 - t as usize));
+        }
+    }
+}
+
+/// An mbarrier phase orders the arriving warps' shared-memory writes
+/// before the waiting warp's reads (release and acquire): no race
+/// reported, the words read; without the wait, a race.
+#[test]
+fn an_mbarrier_wait_orders_the_arrivals_writes() {
+    let mut o = vec![u32::MAX; 32];
+    let go = global(&mut o, "out");
+    launch(spec("mbarrier_passes_words", 64, 34 * 4), &|| unsafe { mbarrier_passes_words(go, 1) }).unwrap_or_else(|e| panic!("{e}"));
+    for t in 0..32u32 {
+        assert_eq!(o[t as usize], 3 * (63 - t), "thread {t}");
+    }
+    let m = fault(launch(spec("mbarrier_passes_words", 64, 34 * 4), &|| unsafe { mbarrier_passes_words(go, 0) }));
+    assert!(m.contains("race") || m.contains("uninitialised"), "{m}");
+}
