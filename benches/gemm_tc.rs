@@ -343,8 +343,17 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     Ok(())
 }
 
-/// The fused bias + GELU epilogue: plain kernel, fused kernel, cuBLAS then
-/// a separate pass.
+/// Plain and fused calls timed in turn by [`epilogue`].
+const ALTERNATIONS: usize = 7;
+
+/// The median of `t` (sorted in place).
+fn median(t: &mut [Duration]) -> Duration {
+    t.sort();
+    t[t.len() / 2]
+}
+
+/// The fused bias + GELU epilogue: plain kernel, fused kernel (once, then
+/// in turn with the plain one), cuBLAS then a separate pass.
 fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, n, k): (usize, usize, usize)) -> Result<()> {
     let shape = format!("{m}×{n}×{k}");
     if !selected(&format!("{dtype} {shape} epilogue")) {
@@ -360,6 +369,19 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
     let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
     row(dtype, &shape, "fused bias + GELU", t, flops, Some(plain), Some(e), O::tol().max(I::tol()));
+    // The fused call's cost against the plain call's own spread: both timed
+    // in turn, ALTERNATIONS times each, their medians compared.
+    let (mut tp, mut tf) = (Vec::new(), Vec::new());
+    for _ in 0..ALTERNATIONS {
+        tp.push(time(ctx, || g.run(ctx, &o.da, &o.db, &mut o.dc))?);
+        tf.push(time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?);
+    }
+    let pairs: Vec<f64> = tp.iter().zip(&tf).map(|(p, f)| 100.0 * p.as_secs_f64() / f.as_secs_f64()).collect();
+    let (mp, mf) = (median(&mut tp), median(&mut tf));
+    row(dtype, &shape, &format!("plain, median of {ALTERNATIONS} in turn"), mp, flops, None, None, 0.0);
+    row(dtype, &shape, &format!("fused bias + GELU, median of {ALTERNATIONS} in turn"), mf, flops, Some(mp), Some(e), O::tol().max(I::tol()));
+    let (lo, hi) = pairs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    println!("(fused % of the plain call timed just before it, {ALTERNATIONS} pairs: {lo:.1}–{hi:.1})");
     // On Hopper, each wgmma tile forced, plain and fused, against Auto's
     // plain call: the ping-pong tile runs one consumer's epilogue under
     // the other's k-loop.
