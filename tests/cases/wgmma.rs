@@ -103,12 +103,12 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
         // Whole tiles inside C: the short path with β, bias and activation.
         let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(130, 260, 40) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x260x40", tile.name()), case, false);
-        // Split-K, the epilogue in the reduction.
+        // Split-K: the tile's last part sums the parts, then the epilogue.
         let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 70, 600) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::45x70x600", tile.name()), case, false);
         // The same two with rows of C 16-byte aligned: the TMA-store
         // epilogue with β, bias and activation, edge tiles clipped by TMA,
-        // and split-K parts stored through TMA.
+        // and the split-K sum stored through TMA.
         let case = Spec { bias: true, activation: act, beta: 0.5, ..mk(130, 264, 40) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::bias_{a}::130x264x40", tile.name()), case, false);
         let case = Spec { bias: true, activation: act, beta: 0.5, alpha: 0.75, ..mk(45, 72, 600) };

@@ -299,6 +299,10 @@ const H200TMA26: &str = "2026-11-26-h200-tma-store";
 /// The wgmma engine with its TMA-store epilogue: the tensor-core rows,
 /// batches, decode and tf32, two calls of one build.
 const TMA26: &str = "2026-11-26-h100-tma-store";
+/// Split-K inside the wgmma kernel (the last part of a tile sums the
+/// others): decode, one call and ten back to back (round 2 of
+/// docs/benchmarks/2026-11-27-h100-splitk-inkernel/).
+const SPLITK27: &str = "2026-11-27-h100-splitk";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -352,6 +356,24 @@ macro_rules! tc_decode_row {
             Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
             Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
             Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: BLAS, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }), Cell::T(" % of HBM")]),
+        ]
+    };
+}
+
+/// A tensor-core table's decode row of ten calls back to back (the host
+/// enqueuing the next call while the GPU runs the last): Auto and cuBLAS.
+macro_rules! tc_decode_b2b_row {
+    ($runs:expr) => {
+        &[
+            Cell::T("bf16 decode, ten calls back to back, % of a copy of B"),
+            Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
+            Cell::Pct(Sel { family: "gemm_tc_decode", kernels: &["auto, 10 calls back to back"], shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
+            Cell::T(""),
+            Cell::T(""),
+            Cell::Cat(&[
+                Cell::Pct(Sel { family: "gemm_tc_decode", kernels: &["cuBLAS, 10 calls back to back"], shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
+                Cell::T(" % of HBM"),
+            ]),
         ]
     };
 }
@@ -466,7 +488,8 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[TMA26]),
             tc_row!("bf16→bf16, batch of 64", "512³", "bf16→bf16", BATCH_512, &[TMA26]),
             tc_row!("bf16→bf16, batch of 256, `B` stored transposed", "256×1024×64", "bf16→bf16", BATCH_HEADS, &[TMA26]),
-            tc_decode_row!(&[TMA26], " (split-K)"),
+            tc_decode_row!(&[SPLITK27], " (split-K, one launch)"),
+            tc_decode_b2b_row!(&[SPLITK27]),
             tc_odd_row!(&[EPI26]),
             tc_row!("tf32", "8192³", "tf32", C8192, &[TMA26]),
             tc_row!("tf32", "4096³", "tf32", C4096, &[TMA26]),
@@ -477,7 +500,8 @@ pub const TABLES: &[Table] = &[
         note: "Columns: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs \
                (wgmma on Hopper, a tile per shape; tf32 operands staged rounded and k-major first, inside the time); \
                decode rows are GB/s against a device copy of B. \
-               Runs: the 2026-11-26 TMA-store build (two calls of one build) but the odd-shape row (the 2026-11-26 epilogue run).",
+               Runs: the 2026-11-26 TMA-store build (two calls of one build) but the odd-shape row (the 2026-11-26 epilogue run) \
+               and the decode rows (split-K in one launch, 2026-11-27).",
     },
     Table {
         name: "tensor-cores-h200",

@@ -15,7 +15,6 @@ use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 use super::mma::{no_kernel, stage, typed, HostElem, Stored};
 use super::{Activation, GemmElement, GemmParams, Problem};
 use crate::launch::{Absent, TensorMaps};
-use k::gemm::mma::{split_k_config, SplitKParams};
 use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
 
 /// A wgmma tile configuration (sm_90a: Hopper GPUs): the block tile the
@@ -120,7 +119,7 @@ pub(super) fn runs_on(ctx: &Context) -> bool {
 /// A table-declared wgmma kernel that can launch itself on type-erased
 /// buffers (checked against the kernel's types).
 trait WgmmaLaunch {
-    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: WgmmaParams, maps: &Buffer<u64>, c: &dyn Any, bias: Option<&Buffer<f32>>) -> Result<()>;
+    fn launch(self, ctx: &Context, cfg: LaunchConfig, p: WgmmaParams, maps: &Buffer<u64>, c: &dyn Any, bias: Option<&Buffer<f32>>, work: Option<&Buffer<f32>>) -> Result<()>;
 }
 
 /// One `launch!` arm per row of the kernels crate's `wgmma_table!`.
@@ -130,15 +129,17 @@ macro_rules! wgmma_launcher {
         $( $(#[$doc:meta])* [$gate:meta] $V:ident => $kernel:ident = $define:ident!($cfg:ident), bounds $lb:literal; )*
     ) => {
         impl WgmmaLaunch for $Enum {
-            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: WgmmaParams, maps: &Buffer<u64>, c: &dyn Any, bias: Option<&Buffer<f32>>) -> Result<()> {
+            fn launch(self, ctx: &Context, cfg: LaunchConfig, p: WgmmaParams, maps: &Buffer<u64>, c: &dyn Any, bias: Option<&Buffer<f32>>, work: Option<&Buffer<f32>>) -> Result<()> {
                 let maps = TensorMaps(maps);
                 match self {
                     $( #[$gate] $Enum::$V => {
                         type Out = <Dt<{ k::gemm::wgmma::$cfg.output }> as HostElem>::T;
                         let c = typed::<Out>(c, "c")?;
-                        match bias {
-                            Some(bias) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias),
-                            None => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, Absent::<f32>::new()),
+                        match (bias, work) {
+                            (Some(bias), Some(work)) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias, work),
+                            (Some(bias), None) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias, Absent::<f32>::new()),
+                            (None, Some(work)) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, Absent::<f32>::new(), work),
+                            (None, None) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, Absent::<f32>::new(), Absent::<f32>::new()),
                         }
                     } )*
                 }
@@ -245,8 +246,15 @@ fn store_map<O: GemmElement>(ctx: &Context, c: &Buffer<O>, rows: usize, cols: us
 
 /// The maps buffer of a launch: `A`'s and `B`'s, then `C`'s when the
 /// epilogue stores through TMA; and the matching [`WgmmaParams::store_map`].
-fn upload_maps(ctx: &Context, ab: &[TensorMap; 2], c: Option<TensorMap>) -> Result<(Buffer<u64>, u32)> {
-    let words: Vec<u64> = ab.iter().chain(c.as_ref()).flat_map(|m| m.0).collect();
+/// With `counters` (split-K: one per tile), the third slot is always there
+/// (zeros without `C`'s map) and `counters` zero `u32` follow it, the
+/// tiles' arrival counters ([`WgmmaParams::splits`]): fresh for every
+/// launch without a clearing pass.
+fn upload_maps(ctx: &Context, ab: &[TensorMap; 2], c: Option<TensorMap>, counters: usize) -> Result<(Buffer<u64>, u32)> {
+    let third = c.or((counters > 0).then_some(TensorMap([0; 16])));
+    let mut words: Vec<u64> = ab.iter().chain(third.as_ref()).flat_map(|m| m.0).collect();
+    // Whole map slots of counters (32 to a slot): the buffer holds maps.
+    words.resize(words.len() + counters.div_ceil(32) * 16, 0);
     Ok((ctx.upload(&words)?, c.is_some() as u32))
 }
 
@@ -316,65 +324,22 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         None => EMULATOR_BLOCKS,
     };
     let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
-    let splits = split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
-    // The partial products come from the tile's f32-output kernel of the
-    // same orientation (same tensor-map boxes); without one, no split.
-    let partial = if splits > 1 { kernel_for(tile, I::KIND, F32, kernel_t).ok() } else { None };
-    let Some(partial) = partial else {
-        let (maps, store) = upload_maps(ctx, &ab, store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])?)?;
+    // Ping-pong tiles do not split (their consumers take whole tiles).
+    let splits = if config.pingpong { 1 } else { split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms) };
+    let c_map = store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])?;
+    if splits == 1 {
+        let (maps, store) = upload_maps(ctx, &ab, c_map, 0)?;
         let params = WgmmaParams { store_map: store, ..params };
-        return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias);
-    };
-    // Split-K: f32 partial products of every part of k, then the
-    // reduction with the epilogue.
-    // Every element of every part is written by the partial launch (each
-    // unit stores its whole tile, an empty part of `k` zeros): no clearing
-    // pass on the stream.
-    let parts = ctx.alloc_unzeroed::<f32>(p.batch * splits * m * n)?;
-    let (part_maps, part_store) = upload_maps(ctx, &ab, store_map(ctx, &parts, m, n, n, p.batch * splits, m * n)?)?;
-    let pp = WgmmaParams {
-        g: GemmParams { alpha: 1.0, beta: 0.0, ldc: n as u32, ..params.g },
-        activation: Activation::None.code(),
-        stride_c: (m * n) as u64,
-        has_bias: 0,
-        splits: splits as u32,
-        store_map: part_store,
-        ..params
-    };
-    partial.launch(ctx, partial.config().config(blocks(tiles * splits)), pp, &part_maps, &parts, None)?;
-    let rp = SplitKParams {
-        rows: g.m,
-        cols: g.n,
-        ldc: g.ldc,
-        splits: splits as u32,
-        batch: p.batch as u32,
-        activation: act.code(),
-        has_bias: bias.is_some() as u32,
-        pad: 0,
-        alpha: g.alpha,
-        beta: g.beta,
-        stride_c: p.strides[2] as u64,
-    };
-    let cfg = split_k_config(&rp);
-    let any: &mut dyn Any = c;
-    macro_rules! reduce {
-        ($kernel:ident, $c:expr) => {
-            match bias {
-                Some(bias) => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, &parts, $c, bias, rp),
-                None => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, &parts, $c, Absent::<f32>::new(), rp),
-            }
-        };
+        return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias, None);
     }
-    if let Some(c) = any.downcast_mut::<Buffer<f32>>() {
-        return reduce!(gemm_splitk_reduce_f32, c);
-    }
-    if let Some(c) = any.downcast_mut::<Buffer<half::bf16>>() {
-        return reduce!(gemm_splitk_reduce_bf16, c);
-    }
-    match any.downcast_mut::<Buffer<half::f16>>() {
-        Some(c) => reduce!(gemm_splitk_reduce_f16, c),
-        None => unreachable!("GemmElement is f32, bf16 or f16"),
-    }
+    // Split-K: every part of a tile stores its f32 partial sums to `work`
+    // (rows inside `C`; nothing there needs clearing) and counts itself on
+    // the tile's counter, uploaded zero with the maps; the last part adds
+    // them in order and runs the epilogue. One launch.
+    let work = ctx.alloc_unzeroed::<f32>(tiles * splits * config.bm() * config.bn)?;
+    let (maps, store) = upload_maps(ctx, &ab, c_map, tiles)?;
+    let params = WgmmaParams { store_map: store, splits: splits as u32, ..params };
+    kernel.launch(ctx, config.config(blocks(tiles * splits)), params, &maps, &*c, bias, Some(&work))
 }
 
 /// Parts of `k` for a problem of `tiles` block tiles and `ktiles` k-tiles
@@ -403,59 +368,41 @@ pub const MAX_SPLITS: usize = 32;
 mod tests {
     use super::*;
 
-    /// The tensor-core split-K reduction is bit for bit
-    /// `act(fma(β, C, α·(((0 + s₀) + s₁) + …)) + bias[col])` per element,
-    /// parts summed in order, for every matrix of a batch with a padded
-    /// `C` stride (f32 output: no rounding hides a difference).
+    /// Split-K in one launch: on small integers (every partial sum exact,
+    /// whatever the order) the result is the exact product bit for bit —
+    /// every part added once, the epilogue after the sum; on random
+    /// values, repeated calls agree bit for bit (the parts summed in one
+    /// order, whichever unit arrived last on the emulator's parallel
+    /// blocks).
     #[test]
-    fn split_k_reduction_is_the_ordered_sum_bit_for_bit() -> Result<()> {
+    fn split_k_in_one_launch_sums_every_part_once_in_order() -> Result<()> {
+        use crate::gemm::{Gemm, GemmVariant};
         let ctx = Context::emulator();
-        let mut rng = crate::testing::Rng::new(0x5_1e7_7c);
-        for (rows, cols, ldc, splits, batch, beta, act) in
-            [(1u32, 1u32, 1u32, 1u32, 1u32, 0.5f32, Activation::None), (7, 9, 11, 3, 2, -0.75, Activation::Relu), (33, 70, 70, 4, 3, 0.0, Activation::None)]
-        {
-            let stride_c = rows as usize * ldc as usize + 5;
-            let plane = rows as usize * cols as usize;
-            let parts: Vec<f32> = (0..batch as usize * splits as usize * plane).map(|i| rng.f32() * [1.0, 1e4, 1e-3, 3e7][(i / plane) % 4]).collect();
-            let bias: Vec<f32> = (0..cols).map(|_| rng.f32()).collect();
-            let c0: Vec<f32> = (0..batch as usize * stride_c).map(|_| if beta == 0.0 { f32::NAN } else { rng.f32() }).collect();
-            let p = SplitKParams {
-                rows,
-                cols,
-                ldc,
-                splits,
-                batch,
-                activation: act.code(),
-                has_bias: 1,
-                pad: 0,
-                alpha: 1.5,
-                beta,
-                stride_c: stride_c as u64,
-            };
-            let (pb, bb, mut cb) = (ctx.upload(&parts)?, ctx.upload(&bias)?, ctx.upload(&c0)?);
-            let _op = ctx.op(&[], &[])?;
-            let c = &mut cb;
-            launch!(&ctx, k::gemm::mma::gemm_splitk_reduce_f32, split_k_config(&p), &pb, c, &bb, p)?;
-            let got = cb.download()?;
-            for z in 0..batch as usize {
-                for i in 0..rows as usize {
-                    for j in 0..cols as usize {
-                        let o = z * stride_c + i * ldc as usize + j;
-                        let mut sum = 0f32;
-                        for s in 0..splits as usize {
-                            sum += parts[(z * splits as usize + s) * plane + i * cols as usize + j];
-                        }
-                        let mut v = p.alpha * sum;
-                        if beta != 0.0 {
-                            v = beta.mul_add(c0[o], v);
-                        }
-                        v += bias[j];
-                        if act == Activation::Relu && v <= 0.0 {
-                            v = 0.0;
-                        }
-                        assert_eq!(got[o].to_bits(), v.to_bits(), "{rows}x{cols}x{batch}, {splits} parts, ({z}, {i}, {j})");
-                    }
+        let mut rng = crate::testing::Rng::new(0x5_1e7_7d);
+        for (tile, m, n, kk) in [(WgmmaTile::B128x128, 5usize, 100usize, 777usize), (WgmmaTile::B128x256, 33, 200, 1031), (WgmmaTile::B128x128, 100, 50, 513)] {
+            let tiles = m.div_ceil(128) * n.div_ceil(if tile == WgmmaTile::B128x128 { 128 } else { 256 });
+            assert!(split_k(tiles, kk.div_ceil(64), EMULATOR_BLOCKS) > 1, "{m}x{n}x{kk} splits on the emulator");
+            let ints = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32((rng.f32() * 4.0).floor())).collect() };
+            let (a, b) = (ints(m * kk, &mut rng), ints(kk * n, &mut rng));
+            let g = Gemm::new(m, n, kk).variant(GemmVariant::Wgmma(tile)).alpha(2.0);
+            let (da, db) = (ctx.upload(&a)?, ctx.upload(&b)?);
+            let mut dc = ctx.upload(&vec![f32::NAN; m * n])?;
+            g.run(&ctx, &da, &db, &mut dc)?;
+            let got = dc.download()?;
+            for i in 0..m {
+                for j in 0..n {
+                    let exact: f32 = (0..kk).map(|l| a[i * kk + l].to_f32() * b[l * n + j].to_f32()).sum();
+                    assert_eq!(got[i * n + j].to_bits(), (2.0 * exact).to_bits(), "{m}x{n}x{kk} ({i}, {j})");
                 }
+            }
+            let rand = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32(rng.f32())).collect() };
+            let (da, db) = (ctx.upload(&rand(m * kk, &mut rng))?, ctx.upload(&rand(kk * n, &mut rng))?);
+            let mut first = None;
+            for _ in 0..4 {
+                let mut dc = ctx.upload(&vec![f32::NAN; m * n])?;
+                g.activation(Activation::GeluTanh).run(&ctx, &da, &db, &mut dc)?;
+                let bits: Vec<u32> = dc.download()?.iter().map(|x| x.to_bits()).collect();
+                assert!(first.get_or_insert_with(|| bits.clone()) == &bits, "{m}x{n}x{kk}: a repeated call differs");
             }
         }
         Ok(())

@@ -1,10 +1,10 @@
-//! The split-K reduction every engine shares: one thread per element of
-//! `C` sums the element's partial products from a [`SplitKWorkspace`] in
-//! slice order (`s = 0, 1, …`: the same order every run, so the result
-//! does not depend on scheduling), then hands the sum to the engine's
-//! epilogue ([`ReduceEpilogue`]): α/β for the SIMT ladder
-//! (`sgemm_split_k_reduce`), α/β, bias, activation and the output type for
-//! the tensor-core engines (`gemm_splitk_reduce_{f32,bf16,f16}`).
+//! The split-K reduction pass: one thread per element of `C` sums the
+//! element's partial products from a [`SplitKWorkspace`] in slice order
+//! (`s = 0, 1, …`: the same order every run, so the result does not depend
+//! on scheduling), then hands the sum to the engine's epilogue
+//! ([`ReduceEpilogue`]; the SIMT ladder's α/β, `sgemm_split_k_reduce`).
+//! The wgmma engine sums its parts inside its own kernel (the last part of
+//! a tile to finish adds the others, [`super::wgmma`]).
 
 use super::index::SplitKWorkspace;
 use crate::arch::{global_row, global_x, Global};

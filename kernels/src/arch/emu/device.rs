@@ -186,6 +186,49 @@ impl<T: Copy> Global<T> {
     }
 }
 
+impl<T> Global<T> {
+    /// The buffer from element `n` on, as elements of `U` (a second array
+    /// the launcher placed behind the first in one allocation); its length
+    /// the whole `U` in the rest.
+    ///
+    /// # Safety
+    /// The buffer holds at least `n` elements and element `n` is aligned
+    /// for `U` (both checked here).
+    pub unsafe fn after<U>(self, n: usize) -> Global<U> {
+        if n > self.len {
+            fault(format!("`{}` viewed from element {n}, buffer length {}", self.name, self.len));
+        }
+        let ptr = unsafe { self.ptr.add(n) } as *mut U;
+        if !(ptr as usize).is_multiple_of(align_of::<U>()) {
+            fault(format!("`{}` viewed from element {n}: misaligned for {}", self.name, core::any::type_name::<U>()));
+        }
+        Global { ptr, len: (self.len - n) * size_of::<T>() / size_of::<U>(), name: self.name }
+    }
+}
+
+impl Global<u32> {
+    /// Adds `v` to element `i` (checked) and returns its old value,
+    /// atomically, with acquire and release semantics (a host atomic:
+    /// emulated blocks run on several OS threads).
+    ///
+    /// # Safety
+    /// See [`Global::read`].
+    pub unsafe fn atomic_add(self, i: usize, v: u32) -> u32 {
+        self.check("atomic add", i, 1, 4);
+        // SAFETY: in bounds and 4-byte aligned (checked); other blocks
+        // reach the word only through this method while the launch runs.
+        let word = unsafe { core::sync::atomic::AtomicU32::from_ptr(self.ptr.add(i)) };
+        word.fetch_add(v, core::sync::atomic::Ordering::AcqRel)
+    }
+}
+
+/// `fence.acq_rel.gpu` on the device; on the host a sequentially
+/// consistent fence (the emulated blocks' threads are OS threads).
+#[inline]
+pub fn fence_acq_rel_gpu() {
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst)
+}
+
 /// A typed view into the block's dynamic shared memory. On the host it is
 /// a byte offset; every access is checked and recorded for race detection.
 pub struct Shared<T> {

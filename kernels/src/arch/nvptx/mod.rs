@@ -118,6 +118,50 @@ impl<T: Copy> Global<T> {
     }
 }
 
+impl<T> Global<T> {
+    /// The buffer from element `n` on, as elements of `U` (a second array
+    /// the launcher placed behind the first in one allocation).
+    ///
+    /// # Safety
+    /// The buffer holds at least `n` elements and element `n` is aligned
+    /// for `U`.
+    #[inline(always)]
+    pub unsafe fn after<U>(self, n: usize) -> Global<U> {
+        Global { ptr: unsafe { self.ptr.add(n) } as *mut U }
+    }
+}
+
+impl Global<u32> {
+    /// Adds `v` to element `i` and returns its old value, atomically, with
+    /// acquire and release semantics at GPU scope
+    /// (`atom.acq_rel.gpu.add.u32`).
+    ///
+    /// # Safety
+    /// `i` is inside the buffer the launcher validated.
+    #[inline(always)]
+    pub unsafe fn atomic_add(self, i: usize, v: u32) -> u32 {
+        let old: u32;
+        unsafe {
+            core::arch::asm!(
+                "atom.acq_rel.gpu.add.u32 {d}, [{p}], {v};",
+                d = out(reg32) old,
+                p = in(reg64) self.ptr.add(i),
+                v = in(reg32) v,
+                options(nostack),
+            );
+        }
+        old
+    }
+}
+
+/// `fence.acq_rel.gpu`: this thread's memory accesses before the fence are
+/// ordered before those after it for every thread of the GPU (with a
+/// barrier and an atomic, it publishes a block's stores to another block).
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack)) }
+}
+
 /// A typed view into the block's dynamic shared memory.
 pub struct Shared<T> {
     ptr: *mut T,

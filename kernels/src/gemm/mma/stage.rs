@@ -9,15 +9,12 @@
 //! they are, and takes only each element's upper 19 bits. One pass over
 //! the operand; the GEMM then runs on the copy at full speed.
 
-use core::marker::PhantomData;
 
 use crate::arch::simd::u32x4;
 use crate::arch::sm80::cvt_rna_tf32_f32;
 use crate::arch::{block_idx_x, block_row, dynamic_shared, global_row, global_x, sync_threads, thread_idx_x, thread_idx_y, Global};
-use crate::gemm::index::SplitKWorkspace;
-use crate::gemm::reduce::{reduce_config, split_k_reduce, ReduceEpilogue};
 use crate::kernel;
-use crate::layout::{Layout2, Layout3};
+use crate::layout::Layout2;
 use crate::launch::LaunchConfig;
 use crate::numeric::{Bf16, F16};
 
@@ -362,122 +359,6 @@ kernel! {
     /// Bias and activation over an f16 matrix.
     pub fn gemm_bias_act_f16(x: Global<F16>, bias: Global<f32>, p: BiasActParams) {
         bias_act_body(x, bias, p)
-    }
-}
-
-/// The split-K reduction: `C = act(α·Σₛ part[s] + β·C + bias[col])` over
-/// `splits` f32 partial products of `rows × cols` (packed, part `s` of
-/// batch index `z` at `(z·splits + s)·rows·cols`), summed in order of `s`
-/// so the result does not depend on scheduling.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SplitKParams {
-    /// Rows of one matrix of `C`.
-    pub rows: u32,
-    /// Columns.
-    pub cols: u32,
-    /// Leading dimension of `C`.
-    pub ldc: u32,
-    /// Partial products per matrix.
-    pub splits: u32,
-    /// Matrices.
-    pub batch: u32,
-    /// The activation ([`super::ACT_NONE`], …).
-    pub activation: u32,
-    /// 1: add `bias[col]`.
-    pub has_bias: u32,
-    /// Unused (alignment of `stride_c`).
-    pub pad: u32,
-    /// α.
-    pub alpha: f32,
-    /// β (0: `C` is not read).
-    pub beta: f32,
-    /// Elements from one matrix of `C` to the next.
-    pub stride_c: u64,
-}
-
-impl SplitKParams {
-    /// The workspace of partial products: `batch · splits` packed
-    /// `rows × cols` matrices.
-    #[inline(always)]
-    pub const fn workspace(&self) -> SplitKWorkspace {
-        let (rows, cols) = (self.rows as usize, self.cols as usize);
-        SplitKWorkspace { rows, cols, ld: cols, slices: self.splits as usize, batch: self.batch as usize }
-    }
-
-    /// Layout of `C`: `(batch, rows, cols)`, `stride_c` apart, rows `ldc` apart.
-    #[inline(always)]
-    pub const fn c(&self) -> Layout3 {
-        Layout3 {
-            shape: [self.batch as usize, self.rows as usize, self.cols as usize],
-            stride: [self.stride_c as usize, self.ldc as usize, 1],
-        }
-    }
-}
-
-/// One thread per element of `C`, 256 × 1 blocks covering the columns,
-/// the rows of every matrix of the batch on y (folded into z beyond the
-/// grid's y limit): [`reduce_config`].
-pub const fn split_k_config(p: &SplitKParams) -> LaunchConfig {
-    reduce_config(p.rows, p.cols, p.batch)
-}
-
-/// The tensor-core engines' epilogue of the reduction:
-/// `C = act(α·sum + β·C + bias[col])` rounded to `T`.
-struct FusedReduce<T> {
-    p: SplitKParams,
-    bias: Global<f32>,
-    out: PhantomData<T>,
-}
-
-impl<T: super::Value> ReduceEpilogue for FusedReduce<T> {
-    type Out = T;
-    #[inline(always)]
-    unsafe fn store(&self, c: Global<T>, z: usize, row: usize, col: usize, sum: f32) {
-        let p = &self.p;
-        let o = p.c().offset(z, row, col);
-        let mut v = p.alpha * sum;
-        unsafe {
-            if p.beta != 0.0 {
-                v = crate::arch::fma(p.beta, c.read(o).to_f32(), v);
-            }
-            if p.has_bias != 0 {
-                v += self.bias.read(col);
-            }
-            c.write(o, T::one(super::activate::<T>(p.activation, v)));
-        }
-    }
-}
-
-/// The reduction: the shared body ([`split_k_reduce`]) with the fused
-/// epilogue.
-///
-/// # Safety
-/// `parts` holds `batch·splits·rows·cols` elements, `c` every element of
-/// `C` for every batch index, `bias` `cols` elements when `has_bias` is set.
-#[inline(always)]
-unsafe fn split_k_body<T: super::Value>(parts: Global<f32>, c: Global<T>, bias: Global<f32>, p: SplitKParams) {
-    unsafe { split_k_reduce(parts, p.workspace(), c, &FusedReduce { p, bias, out: PhantomData }) }
-}
-
-kernel! {
-    /// The split-K reduction into an f32 `C` ([`SplitKParams`]).
-    pub fn gemm_splitk_reduce_f32(parts: Global<f32>, c: Global<f32>, bias: Global<f32>, p: SplitKParams) {
-        split_k_body(parts, c, bias, p)
-    }
-}
-
-kernel! {
-    /// The split-K reduction into a bf16 `C`.
-    pub fn gemm_splitk_reduce_bf16(parts: Global<f32>, c: Global<Bf16>, bias: Global<f32>, p: SplitKParams) {
-        split_k_body(parts, c, bias, p)
-    }
-}
-
-kernel! {
-    /// The split-K reduction into an f16 `C`.
-    pub fn gemm_splitk_reduce_f16(parts: Global<f32>, c: Global<F16>, bias: Global<f32>, p: SplitKParams) {
-        split_k_body(parts, c, bias, p)
     }
 }
 

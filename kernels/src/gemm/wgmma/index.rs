@@ -149,10 +149,16 @@ impl SmemPlan {
     pub const fn turn(&self, g: usize) -> usize {
         self.full(2 * self.stages + g)
     }
+    /// Offset of the split-K ticket: the arrival count a unit's atomic
+    /// returned, shared by the consumer thread that took it with the others.
+    #[inline(always)]
+    pub const fn ticket(&self) -> usize {
+        self.full(2 * self.stages + if self.pingpong { CONSUMERS } else { 0 })
+    }
     /// Dynamic shared memory to request: the plan plus the slack that
     /// aligns the base to 1024 bytes.
     pub const fn shared_bytes(&self) -> usize {
-        ATOM_BYTES as usize + self.full(2 * self.stages + if self.pingpong { CONSUMERS } else { 0 })
+        ATOM_BYTES as usize + self.ticket() + 8
     }
 }
 
@@ -234,6 +240,14 @@ pub const fn k_part(part: usize, splits: usize, ktiles: usize) -> (usize, usize)
     (k0, k1)
 }
 
+/// Where element `(row, col)` of the block tile (`BM × bn`) of part `part`
+/// of tile `tile` goes in the split-K workspace: one dense `BM × bn` f32
+/// tile per unit, the parts of a tile next to each other.
+#[inline(always)]
+pub const fn part_at(tile: usize, part: usize, splits: usize, bn: usize, row: usize, col: usize) -> usize {
+    ((tile * splits + part) * BM + row) * bn + col
+}
+
 /// Block rows walked together by [`tile_origin`].
 pub const GROUP: usize = 8;
 
@@ -311,6 +325,28 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// The split-K workspace holds every element of every unit's tile
+        /// once, densely.
+        #[test]
+        fn split_k_parts_tile_the_workspace(tiles in 1usize..5, splits in 1usize..5, wide in any::<bool>()) {
+            let bn = if wide { 256 } else { 128 };
+            let mut seen = std::vec![false; tiles * splits * BM * bn];
+            for tile in 0..tiles {
+                for part in 0..splits {
+                    for row in 0..BM {
+                        for col in 0..bn {
+                            let o = part_at(tile, part, splits, bn, row, col);
+                            prop_assert!(!seen[o]);
+                            seen[o] = true;
+                        }
+                    }
+                }
+            }
+            prop_assert!(seen.iter().all(|&s| s));
+        }
+    }
+
     #[test]
     fn the_plan_is_aligned_and_disjoint() {
         for (bn, stages, pingpong) in [(128usize, 6usize, false), (256, 4, false), (256, 3, false), (128, 6, true)] {
@@ -324,8 +360,11 @@ mod tests {
             }
             if pingpong {
                 assert_eq!(p.turn(0), p.empty(stages - 1) + 8);
-                assert_eq!(p.turn(CONSUMERS - 1) + 8 + ATOM_BYTES as usize, p.shared_bytes());
+                assert_eq!(p.turn(CONSUMERS - 1) + 8, p.ticket());
+            } else {
+                assert_eq!(p.empty(stages - 1) + 8, p.ticket());
             }
+            assert_eq!(p.ticket() + 8 + ATOM_BYTES as usize, p.shared_bytes());
             for g in 0..CONSUMERS {
                 for b in 0..EPI_BUFFERS {
                     assert_eq!(p.epi(g, b) % ATOM_BYTES as usize, 0);

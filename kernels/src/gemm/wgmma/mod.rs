@@ -41,10 +41,12 @@
 //!   next tile's loads while the consumers finish the last one.
 //! * **Split-K.** A problem of fewer tiles than multiprocessors (LLM decode:
 //!   a few rows, large `n` and `k`) is cut along `k` too
-//!   ([`WgmmaParams::splits`]): every part of every tile is a work unit,
-//!   the parts write f32 partial sums, and a reduction pass
-//!   ([`super::mma::gemm_splitk_reduce_f32`] and its siblings) adds them
-//!   in order and applies the epilogue.
+//!   ([`WgmmaParams::splits`]): every part of every tile is a work unit.
+//!   Each unit writes its f32 partial sums to a workspace and counts its
+//!   arrival on the tile's counter; the unit that arrives last adds the
+//!   parts in order (its own read back too), so the sum does not
+//!   depend on which finished first, and runs the epilogue. One launch,
+//!   no reduction pass.
 //! * **Epilogue through TMA stores** (`epilogue_tma`): `α·acc + β·C +
 //!   bias[col]`, then the activation, written from the accumulator
 //!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
@@ -62,8 +64,8 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EPI_BUFFERS, KSTEPS,
-    THREADS,
+    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
+    KSTEPS, THREADS,
 };
 use super::mma::{activate, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
@@ -74,8 +76,8 @@ use crate::arch::sm90::{
 };
 use crate::arch::simd::f32x2;
 use crate::arch::{
-    block_idx_x, cp_async_4, cp_async_commit, cp_async_wait_group, dynamic_shared, fma, grid_dim_x, opaque_u32, sync_named, sync_threads, thread_idx_x, Global,
-    Shared,
+    block_idx_x, cp_async_4, cp_async_commit, cp_async_wait_group, dynamic_shared, fence_acq_rel_gpu, fma, grid_dim_x, opaque_u32, sync_named, sync_threads,
+    thread_idx_x, Global, Shared,
 };
 use crate::launch::LaunchConfig;
 use crate::layout::wgmma::{d_fragment, WARPGROUP, WGMMA_M};
@@ -110,10 +112,13 @@ pub struct WgmmaParams {
     /// 1: add `bias[col]` (f32, `n` elements) before the activation.
     pub has_bias: u32,
     /// Parts of `k` computed separately (split-K, for problems with too
-    /// few tiles to fill the GPU). 1: whole tiles, the full epilogue. Above
-    /// 1 (the host then sets α = 1, β = 0, no bias, no activation, f32
-    /// `C`): part `s` of batch index `z` goes to `C + (z·splits + s)·stride_c`,
-    /// and a reduction pass sums the parts in order.
+    /// few tiles to fill the GPU; not for ping-pong tiles). 1: whole tiles.
+    /// Above 1: part `s` of tile `t` stores its partial sums at
+    /// [`index::part_at`]`(t, s, …)` of the `work` buffer (rows inside
+    /// `C`), then adds one to counter `t` of the `u32` words behind the
+    /// tensor maps (`maps` from [`MAP_C`]` + 1` on, zero at launch); the
+    /// part that finds the others there sums all in order and runs the
+    /// epilogue.
     pub splits: u32,
     /// 1: `maps[MAP_C]` is `C`'s tensor map (box [`index::epi_box`], the
     /// third dimension the matrices of `C`, parts included), and results
@@ -234,13 +239,16 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
 /// as stored (boxes [`WgmmaTiling::a_box`] / [`WgmmaTiling::b_box`],
 /// 128-byte swizzle, zero fill), `c` holds every element of `C` for every
 /// batch index, `bias` holds `n` elements when `p.has_bias` is set, and the
-/// block has [`THREADS`] threads and the plan's shared memory.
+/// block has [`THREADS`] threads and the plan's shared memory. With
+/// `p.splits > 1`: `work` holds `tiles · splits` block tiles of f32 and
+/// `maps` one zero `u32` counter per tile behind its three map slots.
 #[inline(always)]
 pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const R: usize>(
     p: WgmmaParams,
     maps: Global<TensorMap>,
     c: Global<O>,
     bias: Global<f32>,
+    work: Global<f32>,
 ) {
     let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP };
     const { assert!(R == WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP }.acc_regs(), "R is the configuration's accumulators") };
@@ -439,9 +447,19 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     cp_async_wait_group(0);
                     sync_named(bias_bar, bias_threads);
                 }
+                if !PP && splits > 1 {
+                    let unit_of = (unit as usize / splits, part, splits);
+                    // SAFETY: the launcher sized `work` and the counters
+                    // for the split (see `body`).
+                    if !split_k_arrive::<BN, R>(&p, maps, work, &acc, unit_of, m0, g, tw, plan) {
+                        unit = unit.saturating_add(grid_dim_x());
+                        continue;
+                    }
+                    split_k_sum::<BN, R>(&p, work, &mut acc, (unit_of.0, splits), m0, g, tw);
+                }
                 let bias_sh = bias_tile(plan, g);
-                let base = (z * splits + part) * p.stride_c as usize;
-                let zc = z * splits + part;
+                let base = z * p.stride_c as usize;
+                let zc = z;
                 if PP {
                     // One half after the other (each a call of its own:
                     // see `lo` and `hi`).
@@ -486,10 +504,129 @@ const BIAS_BARRIER: u32 = 1 + CONSUMERS as u32;
 /// ([`SmemPlan::bias`]).
 #[inline(always)]
 fn bias_tile(plan: SmemPlan, g: usize) -> Shared<f32> {
+    plan_slot(plan.bias(g))
+}
+
+/// Shared memory at offset `off` of the plan (from the aligned base).
+#[inline(always)]
+fn plan_slot<T>(off: usize) -> Shared<T> {
     let raw = dynamic_shared::<u8>();
     // `opaque_u32`: computed where it is used, not held through the k-loop.
-    let at = opaque_u32(align_base(raw.addr()) - raw.addr()) as usize + plan.bias(g);
-    raw.offset(at).cast::<f32>()
+    let at = opaque_u32(align_base(raw.addr()) - raw.addr()) as usize + off;
+    raw.offset(at).cast::<T>()
+}
+
+/// Split-K, one unit (`(tile, part, splits)`) of a tile: stores this
+/// consumer's partial sums of the rows inside `C` to `work`
+/// ([`index::part_at`]), publishes them (each thread's
+/// `fence.acq_rel.gpu`, then a barrier of both consumers) and adds one to
+/// the tile's arrival counter (`maps` past its three map slots), the old
+/// count passed to both consumers through shared memory
+/// ([`SmemPlan::ticket`]). Returns whether every other part had arrived:
+/// then this unit sums the parts ([`split_k_sum`]) and stores the tile.
+///
+/// # Safety
+/// `work` holds the workspace of every unit and `maps` the counters of
+/// every tile (see [`body`]); both consumers call it for the unit.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn split_k_arrive<const BN: usize, const R: usize>(
+    p: &WgmmaParams,
+    maps: Global<TensorMap>,
+    work: Global<f32>,
+    acc: &[u32; R],
+    (tile, part, splits): (usize, usize, usize),
+    m0: usize,
+    g: usize,
+    tw: usize,
+    plan: SmemPlan,
+) -> bool {
+    // Rows of the block tile inside `C` (at least one).
+    let rows = p.g.m as usize - m0;
+    macro_rules! groups {
+        ($($g:literal)*) => {$(
+            if $g < R {
+                for pair in 0..8 {
+                    let reg = $g + 2 * pair;
+                    let (dr, dc) = d_fragment(tw as u32, reg as u32);
+                    let row = WGMMA_M as usize * g + dr as usize;
+                    if row < rows {
+                        let v = f32x2::from_array([f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])]);
+                        // SAFETY: inside the unit's tile of the workspace;
+                        // an even column, 8-byte aligned.
+                        unsafe { work.write_vec::<f32x2>(part_at(tile, part, splits, BN, row, dc as usize), v) };
+                    }
+                }
+            }
+        )*};
+    }
+    groups!(0 16 32 48 64 80 96 112);
+    fence_acq_rel_gpu();
+    let consumers = CONSUMERS as u32 * WARPGROUP;
+    sync_named(BIAS_BARRIER, consumers);
+    let ticket = plan_slot::<u32>(plan.ticket());
+    if g == 0 && tw == 0 {
+        // SAFETY: the counters follow the map slots (the launcher's
+        // buffer); the slot is the plan's.
+        unsafe {
+            let counters = maps.after::<u32>(MAP_C + 1);
+            ticket.store(0, counters.atomic_add(tile, 1));
+        }
+    }
+    sync_named(BIAS_BARRIER, consumers);
+    // Read before either consumer can reach the next unit's first barrier,
+    // after which the slot is written again.
+    let last = unsafe { ticket.load(0) } as usize == splits - 1;
+    if last {
+        // Every part's stores before this unit's loads of them.
+        fence_acq_rel_gpu();
+    }
+    last
+}
+
+/// Split-K, the unit that arrived last: its consumer's accumulators
+/// become the sum of the tile's parts in order, part by part
+/// (`Σ_{s < splits}`, left to right), every part read from `work` (its own
+/// too, stored by [`split_k_arrive`]: the accumulators are only written
+/// here, which leaves ptxas the registers of a `128 × 256` tile). The order
+/// does not depend on which unit arrived last, so neither does the result.
+/// Rows outside `C` are read at the last row inside (the epilogue does not
+/// store them).
+///
+/// # Safety
+/// As for [`split_k_arrive`], after it returned `true`.
+#[inline(always)]
+unsafe fn split_k_sum<const BN: usize, const R: usize>(
+    p: &WgmmaParams,
+    work: Global<f32>,
+    acc: &mut [u32; R],
+    (tile, splits): (usize, usize),
+    m0: usize,
+    g: usize,
+    tw: usize,
+) {
+    let rows = p.g.m as usize - m0;
+    macro_rules! groups {
+        ($($g:literal)*) => {$(
+            if $g < R {
+                let at = |pair: usize, s: usize| {
+                    let (dr, dc) = d_fragment(tw as u32, ($g + 2 * pair) as u32);
+                    let row = (WGMMA_M as usize * g + dr as usize).min(rows - 1);
+                    part_at(tile, s, splits, BN, row, dc as usize)
+                };
+                for s in 0..splits {
+                    // SAFETY: inside part `s`'s tile, 8-byte aligned.
+                    let v: [[f32; 2]; 8] = core::array::from_fn(|pair| unsafe { work.read_vec::<f32x2>(at(pair, s)) }.to_array());
+                    for pair in 0..8 {
+                        let [x, y] = v[pair];
+                        let r = $g + 2 * pair;
+                        (acc[r], acc[r + 1]) = if s == 0 { (x.to_bits(), y.to_bits()) } else { ((f32::from_bits(acc[r]) + x).to_bits(), (f32::from_bits(acc[r + 1]) + y).to_bits()) };
+                    }
+                }
+            }
+        )*};
+    }
+    groups!(0 16 32 48 64 80 96 112);
 }
 
 /// A consumer's `64 × 2R` results to `C` through shared memory: chunk by
@@ -787,13 +924,14 @@ macro_rules! wgmma_kernel {
                 p: $crate::gemm::wgmma::WgmmaParams,
                 maps: $crate::arch::Global<$crate::arch::sm90::TensorMap>,
                 c: $crate::arch::Global<<$crate::gemm::mma::Dt<{ $cfg.output }> as $crate::gemm::mma::Elem>::T>,
-                bias: $crate::arch::Global<f32>
+                bias: $crate::arch::Global<f32>,
+                work: $crate::arch::Global<f32>
             ) {
                 const _: () = assert!($cfg.validate(), "invalid wgmma configuration");
                 $crate::gemm::wgmma::body::<
                     <$crate::gemm::mma::Dt<{ $cfg.input }> as $crate::gemm::mma::Elem>::T, _,
                     { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.pingpong }, { $cfg.acc_regs() },
-                >(p, maps, c, bias)
+                >(p, maps, c, bias, work)
             }
         }
     };
