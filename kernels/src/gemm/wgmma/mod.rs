@@ -121,7 +121,7 @@ pub struct WgmmaParams {
     /// epilogue.
     pub splits: u32,
     /// 1: `maps[MAP_C]` is `C`'s tensor map (box [`index::epi_box`], the
-    /// third dimension the matrices of `C`, parts included), and results
+    /// third dimension the matrices of `C`), and results
     /// go to `C` through shared memory and TMA stores. 0: straight from
     /// the accumulators (`C` not TMA-writable: its start, rows or matrices
     /// not 16-byte aligned, or its rows not a whole number of 16-byte
