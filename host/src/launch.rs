@@ -69,26 +69,21 @@ impl<T: Element> KernelArg for At<'_, T> {
     }
 }
 
-/// A buffer argument the kernel does not read (an optional input that is
-/// absent, e.g. the bias of a GEMM without one): a null pointer on CUDA,
-/// an empty view on the emulator (any access is a reported fault).
-pub(crate) struct Absent<T>(std::marker::PhantomData<T>);
-
-impl<T> Absent<T> {
-    pub(crate) fn new() -> Self {
-        Absent(std::marker::PhantomData)
-    }
-}
-
-impl<T: Element> KernelArg for Absent<T> {
+/// An optional buffer argument (the bias of a GEMM, a workspace): the
+/// buffer when present; when absent a null pointer on CUDA and an empty
+/// view on the emulator (any access is a reported fault).
+impl<T: Element> KernelArg for Option<&Buffer<T>> {
     type Emu = Global<T::Device>;
     type Dev = u64;
     fn emu(&self, name: &'static str) -> Global<T::Device> {
-        // SAFETY: an empty view: the emulator faults on any access.
-        unsafe { Global::from_raw_parts(std::ptr::NonNull::dangling().as_ptr(), 0, name) }
+        match self {
+            Some(buf) => buf.global(name),
+            // SAFETY: an empty view: the emulator faults on any access.
+            None => unsafe { Global::from_raw_parts(std::ptr::NonNull::dangling().as_ptr(), 0, name) },
+        }
     }
     fn dev(&self) -> u64 {
-        0
+        self.map_or(0, |buf| buf.device_ptr())
     }
 }
 

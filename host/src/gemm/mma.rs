@@ -8,7 +8,7 @@ use ferrotile_kernels as k;
 use k::gemm::mma::{Dt, MmaKernel, MmaParams, StageParams, BF16, F16_KIND, F32};
 
 use super::{Activation, GemmElement, GemmParams, Problem};
-use crate::launch::{Absent, At};
+use crate::launch::At;
 use crate::{Buffer, Context, Error, LaunchConfig, Result};
 
 /// A tensor-core tile configuration: the block tile the kernel computes.
@@ -219,10 +219,7 @@ macro_rules! mma_launcher {
                         let a = At::new(typed::<In>(a, "a")?, oa);
                         let b = At::new(typed::<In>(b, "b")?, ob);
                         let c = At::new(typed::<Out>(c, "c")?, oc);
-                        match bias {
-                            Some(bias) => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, p, a, b, c, bias),
-                            None => launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, p, a, b, c, Absent::<f32>::new()),
-                        }
+                        launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, p, a, b, c, bias)
                     } )*
                 }
             }

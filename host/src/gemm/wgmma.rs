@@ -14,7 +14,7 @@ use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 
 use super::mma::{no_kernel, stage, typed, HostElem, Stored};
 use super::{Activation, GemmElement, GemmParams, Problem};
-use crate::launch::{Absent, TensorMaps};
+use crate::launch::TensorMaps;
 use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
 
 /// A wgmma tile configuration (sm_90a: Hopper GPUs): the block tile the
@@ -135,12 +135,7 @@ macro_rules! wgmma_launcher {
                     $( #[$gate] $Enum::$V => {
                         type Out = <Dt<{ k::gemm::wgmma::$cfg.output }> as HostElem>::T;
                         let c = typed::<Out>(c, "c")?;
-                        match (bias, work) {
-                            (Some(bias), Some(work)) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias, work),
-                            (Some(bias), None) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias, Absent::<f32>::new()),
-                            (None, Some(work)) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, Absent::<f32>::new(), work),
-                            (None, None) => launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, Absent::<f32>::new(), Absent::<f32>::new()),
-                        }
+                        launch!(ctx, ferrotile_kernels::gemm::wgmma::$kernel, cfg, p, maps, c, bias, work)
                     } )*
                 }
             }
@@ -380,7 +375,8 @@ mod tests {
         let ctx = Context::emulator();
         let mut rng = crate::testing::Rng::new(0x5_1e7_7d);
         for (tile, m, n, kk) in [(WgmmaTile::B128x128, 5usize, 100usize, 777usize), (WgmmaTile::B128x256, 33, 200, 1031), (WgmmaTile::B128x128, 100, 50, 513)] {
-            let tiles = m.div_ceil(128) * n.div_ceil(if tile == WgmmaTile::B128x128 { 128 } else { 256 });
+            let c = kernel_for(tile, BF16, F32, (false, false))?.config();
+            let tiles = m.div_ceil(c.bm()) * n.div_ceil(c.bn);
             assert!(split_k(tiles, kk.div_ceil(64), EMULATOR_BLOCKS) > 1, "{m}x{n}x{kk} splits on the emulator");
             let ints = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32((rng.f32() * 4.0).floor())).collect() };
             let (a, b) = (ints(m * kk, &mut rng), ints(kk * n, &mut rng));
