@@ -4,7 +4,7 @@
 //! persistent block walks. The kernel calls these functions; the tests
 //! check that the descriptors see every element where TMA put it.
 
-use crate::layout::wgmma::{tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, WGMMA_K16, WGMMA_M};
+use crate::layout::wgmma::{d_fragment, tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, WGMMA_K16, WGMMA_M};
 
 /// `k` per stage of 16-bit elements: one 128-byte swizzled row.
 pub const BK: usize = bk(2);
@@ -248,13 +248,23 @@ pub const fn part_at(tile: usize, part: usize, splits: usize, bn: usize, row: us
     ((tile * splits + part) * BM + row) * bn + col
 }
 
+/// Row and column in the block tile of accumulator register `reg` of
+/// consumer `g`'s thread `tw`: consumer `g` holds rows `64g .. 64g + 64`,
+/// at [`d_fragment`]'s place within them (the split-K workspace's
+/// coordinates, [`part_at`]).
+#[inline(always)]
+pub const fn unit_fragment(g: usize, tw: usize, reg: usize) -> (usize, usize) {
+    let (dr, dc) = d_fragment(tw as u32, reg as u32);
+    (WGMMA_M as usize * g + dr as usize, dc as usize)
+}
+
 /// Block rows walked together by [`tile_origin`].
 pub const GROUP: usize = 8;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::wgmma::{d_fragment, WARPGROUP};
+    use crate::layout::wgmma::WARPGROUP;
     use proptest::prelude::*;
     use std::collections::HashSet;
 
@@ -344,6 +354,25 @@ mod tests {
                 }
             }
             prop_assert!(seen.iter().all(|&s| s));
+        }
+    }
+
+    #[test]
+    fn the_consumers_fragments_tile_the_block_tile() {
+        // Two consumers of 128 threads, `bn / 2` registers each: every
+        // element of the `BM × bn` block tile once.
+        for bn in [128usize, 256] {
+            let mut seen = HashSet::new();
+            for g in 0..2 {
+                for tw in 0..WARPGROUP as usize {
+                    for reg in 0..bn / 2 {
+                        let (row, col) = unit_fragment(g, tw, reg);
+                        assert!(row < BM && col < bn, "{g} {tw} {reg}");
+                        assert!(seen.insert((row, col)), "{g} {tw} {reg}");
+                    }
+                }
+            }
+            assert_eq!(seen.len(), BM * bn);
         }
     }
 

@@ -64,7 +64,7 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
+    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
     KSTEPS, THREADS,
 };
 use super::mma::{activate, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
@@ -548,13 +548,12 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
             if $g < R {
                 for pair in 0..8 {
                     let reg = $g + 2 * pair;
-                    let (dr, dc) = d_fragment(tw as u32, reg as u32);
-                    let row = WGMMA_M as usize * g + dr as usize;
+                    let (row, col) = unit_fragment(g, tw, reg);
                     if row < rows {
                         let v = f32x2::from_array([f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])]);
                         // SAFETY: inside the unit's tile of the workspace;
                         // an even column, 8-byte aligned.
-                        unsafe { work.write_vec::<f32x2>(part_at(tile, part, splits, BN, row, dc as usize), v) };
+                        unsafe { work.write_vec::<f32x2>(part_at(tile, part, splits, BN, row, col), v) };
                     }
                 }
             }
@@ -610,9 +609,8 @@ unsafe fn split_k_sum<const BN: usize, const R: usize>(
         ($($g:literal)*) => {$(
             if $g < R {
                 let at = |pair: usize, s: usize| {
-                    let (dr, dc) = d_fragment(tw as u32, ($g + 2 * pair) as u32);
-                    let row = (WGMMA_M as usize * g + dr as usize).min(rows - 1);
-                    part_at(tile, s, splits, BN, row, dc as usize)
+                    let (row, col) = unit_fragment(g, tw, $g + 2 * pair);
+                    part_at(tile, s, splits, BN, row.min(rows - 1), col)
                 };
                 for s in 0..splits {
                     // SAFETY: inside part `s`'s tile, 8-byte aligned.
