@@ -127,10 +127,11 @@ impl SmemPlan {
     pub const fn bias(&self, g: usize) -> usize {
         self.epi(CONSUMERS, 0) + if self.pingpong { g * 4 * self.bn } else { 0 }
     }
-    /// Offset of the mbarrier stage `s`'s copies complete on.
+    /// Offset of the mbarrier stage `s`'s copies complete on: the barriers
+    /// follow the bias slots.
     #[inline(always)]
     pub const fn full(&self, s: usize) -> usize {
-        self.epi(CONSUMERS, 0) + 4 * self.bn * self.bias_slots() + 8 * s
+        self.bias(0) + 4 * self.bn * self.bias_slots() + 8 * s
     }
     /// Arrivals that release a stage: one per warp of the consumers that
     /// read it (both, or the tile's one when ping-pong).
