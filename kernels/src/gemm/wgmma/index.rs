@@ -360,11 +360,11 @@ mod tests {
 
     #[test]
     fn the_consumers_fragments_tile_the_block_tile() {
-        // Two consumers of 128 threads, `bn / 2` registers each: every
+        // The consumers' 128 threads, `bn / 2` registers each: every
         // element of the `BM × bn` block tile once.
         for bn in [128usize, 256] {
             let mut seen = HashSet::new();
-            for g in 0..2 {
+            for g in 0..CONSUMERS {
                 for tw in 0..WARPGROUP as usize {
                     for reg in 0..bn / 2 {
                         let (row, col) = unit_fragment(g, tw, reg);
