@@ -592,6 +592,12 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
 /// Rows outside `C` are read at the last row inside (the epilogue does not
 /// store them).
 ///
+/// The loop runs over the parts with every register group inside it: a
+/// part's loads are independent of one another and ptxas issues them
+/// together, so the sum waits out one memory round trip per part (with
+/// the parts inside each group's loop it waited one per group and part,
+/// at the end of the kernel).
+///
 /// # Safety
 /// As for [`split_k_arrive`], after it returned `true`.
 #[inline(always)]
@@ -605,26 +611,26 @@ unsafe fn split_k_sum<const BN: usize, const R: usize>(
     tw: usize,
 ) {
     let rows = p.g.m as usize - m0;
-    macro_rules! groups {
-        ($($g:literal)*) => {$(
-            if $g < R {
-                let at = |pair: usize, s: usize| {
-                    let (row, col) = unit_fragment(g, tw, $g + 2 * pair);
-                    part_at(tile, s, splits, BN, row.min(rows - 1), col)
-                };
-                for s in 0..splits {
+    for s in 0..splits {
+        macro_rules! groups {
+            ($($g:literal)*) => {$(
+                if $g < R {
+                    let at = |pair: usize| {
+                        let (row, col) = unit_fragment(g, tw, $g + 2 * pair);
+                        part_at(tile, s, splits, BN, row.min(rows - 1), col)
+                    };
                     // SAFETY: inside part `s`'s tile, 8-byte aligned.
-                    let v: [[f32; 2]; 8] = core::array::from_fn(|pair| unsafe { work.read_vec::<f32x2>(at(pair, s)) }.to_array());
+                    let v: [[f32; 2]; 8] = core::array::from_fn(|pair| unsafe { work.read_vec::<f32x2>(at(pair)) }.to_array());
                     for pair in 0..8 {
                         let [x, y] = v[pair];
                         let r = $g + 2 * pair;
                         (acc[r], acc[r + 1]) = if s == 0 { (x.to_bits(), y.to_bits()) } else { ((f32::from_bits(acc[r]) + x).to_bits(), (f32::from_bits(acc[r + 1]) + y).to_bits()) };
                     }
                 }
-            }
-        )*};
+            )*};
+        }
+        groups!(0 16 32 48 64 80 96 112);
     }
-    groups!(0 16 32 48 64 80 96 112);
 }
 
 /// A consumer's `64 × 2R` results to `C` through shared memory: chunk by
