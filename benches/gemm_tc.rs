@@ -25,7 +25,8 @@
 //! `FERROTILE_BENCH_ONLY=word,…` (rows whose label contains a word),
 //! `FERROTILE_BENCH_BACK_TO_BACK=1` (also cuBLAS and Auto with ten calls
 //! per timing, issued back to back: the GPU time without the host's
-//! per-call work).
+//! per-call work), `FERROTILE_BENCH_DECODE_SPLITS=4,8,…` (decode also on
+//! the wgmma tiles with `k` forced into that many parts, `Gemm::split_k`).
 
 use std::time::Duration;
 
@@ -328,9 +329,27 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         let label = if name == "auto" { format!("auto ({})", gv.resolved_variant_on::<bf16, bf16>(ctx)?.name()) } else { name };
         measure(label, 1, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
     }
+    let b2b = std::env::var("FERROTILE_BENCH_BACK_TO_BACK").is_ok_and(|v| v == "1");
+    // `FERROTILE_BENCH_DECODE_SPLITS=2,4,…`: the wgmma tiles with `k` forced
+    // into that many parts ([`Gemm::split_k`]), one call and (with
+    // back-to-back rows on) ten.
+    let splits: Vec<usize> = std::env::var("FERROTILE_BENCH_DECODE_SPLITS").map_or(Vec::new(), |v| v.split(',').filter_map(|w| w.trim().parse().ok()).collect());
+    if hopper(ctx) {
+        for &s in &splits {
+            for t in [WgmmaTile::B128x128, WgmmaTile::B128x256] {
+                let gv = g.clone().variant(GemmVariant::Wgmma(t)).split_k(s);
+                measure(format!("{} split {s}", t.name()), 1, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+                if b2b {
+                    measure(format!("{} split {s}, {BACK_TO_BACK} back to back", t.name()), BACK_TO_BACK, &mut |o| {
+                        (0..BACK_TO_BACK).try_for_each(|_| gv.run(ctx, &o.da, &o.db, &mut o.dc))
+                    })?;
+                }
+            }
+        }
+    }
     // Calls issued back to back, as in `ladder`: the per-call host work
     // (tensor maps, their upload, launches) overlaps the GPU's work.
-    if std::env::var("FERROTILE_BENCH_BACK_TO_BACK").is_ok_and(|v| v == "1") {
+    if b2b {
         if let Some(h) = blas {
             measure(format!("cuBLAS, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {
                 (0..BACK_TO_BACK).try_for_each(|_| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))

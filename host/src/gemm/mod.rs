@@ -401,11 +401,14 @@ impl Gemm {
         self
     }
 
-    /// Split-k on the f32 ladder's `Auto` path: `k` in `slices` slices
-    /// whose partial products are summed in slice order by a second
-    /// kernel (deterministic). 1 turns it off; without this call `Auto`
-    /// chooses ([`split_k_plan`]). Ignored for a batch, a chosen rung,
-    /// and the tensor-core engines.
+    /// Split-k: `k` in `slices` parts whose partial products are summed
+    /// in part order (deterministic). 1 turns it off; without this call
+    /// the engine chooses. On the f32 ladder's `Auto` path a second kernel
+    /// sums the slices ([`split_k_plan`]; ignored for a batch and a chosen
+    /// rung); on the wgmma engine every part of a tile is a work unit of
+    /// the one launch and the last to finish sums them (at most 32 parts
+    /// of at least one k-tile; ignored by the ping-pong tiles); ignored by
+    /// the mma.sync engine.
     pub fn split_k(mut self, slices: usize) -> Self {
         self.split_k = Some(slices.max(1));
         self
@@ -658,7 +661,7 @@ impl Gemm {
                 }
             }
             Engine::Mma(tile) => mma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
-            Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
+            Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, self.split_k, &p, a, b, bias, c),
         }
     }
 

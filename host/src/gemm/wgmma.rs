@@ -263,6 +263,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     tile: WgmmaTile,
     (ta, tb): (bool, bool),
     act: Activation,
+    forced_splits: Option<usize>,
     p: &Problem,
     a: &Buffer<I>,
     b: &Buffer<I>,
@@ -320,7 +321,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     };
     let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
     // Ping-pong tiles do not split (their consumers take whole tiles).
-    let splits = if config.pingpong { 1 } else { split_k(tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms) };
+    let splits = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     let c_map = store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])?;
     if splits == 1 {
         let (maps, store) = upload_maps(ctx, &ab, c_map, 0)?;
@@ -352,6 +353,25 @@ pub(super) fn split_k(tiles: usize, ktiles: usize, sms: usize) -> usize {
         return 1;
     }
     ktiles.div_ceil(ktiles.div_ceil(want))
+}
+
+/// Parts of `k` of a launch: 1 for ping-pong tiles (their consumers take
+/// whole tiles), else the caller's [`crate::Gemm::split_k`] count
+/// ([`forced_split`]) or, without one, [`split_k`]'s.
+pub(super) fn parts(pingpong: bool, forced: Option<usize>, tiles: usize, ktiles: usize, sms: usize) -> usize {
+    match forced {
+        _ if pingpong => 1,
+        Some(s) => forced_split(s, ktiles),
+        None => split_k(tiles, ktiles, sms),
+    }
+}
+
+/// Parts of `k` for a caller's [`crate::Gemm::split_k`]`(s)` over `ktiles`
+/// k-tiles: `s` clamped to `1..=`[`MAX_SPLITS`] and to `ktiles`, then as
+/// few as cover `ktiles` with that part length (no empty part).
+pub(super) fn forced_split(s: usize, ktiles: usize) -> usize {
+    let want = s.clamp(1, MAX_SPLITS).min(ktiles.max(1));
+    ktiles.max(1).div_ceil(ktiles.max(1).div_ceil(want))
 }
 
 /// The shortest part of `k` split-K makes, in k-tiles of 64.
@@ -399,6 +419,48 @@ mod tests {
                 g.activation(Activation::GeluTanh).run(&ctx, &da, &db, &mut dc)?;
                 let bits: Vec<u32> = dc.download()?.iter().map(|x| x.to_bits()).collect();
                 assert!(first.get_or_insert_with(|| bits.clone()) == &bits, "{m}x{n}x{kk}: a repeated call differs");
+            }
+        }
+        Ok(())
+    }
+
+    /// `Gemm::split_k` reaches the wgmma engine: forced parts (none, a
+    /// few, more than the k-tiles, more than [`MAX_SPLITS`]) and a split
+    /// turned off all give the exact product on small integers, bit for
+    /// bit; the forced count has no empty part.
+    #[test]
+    fn forced_splits_give_the_exact_product() -> Result<()> {
+        use crate::gemm::{Gemm, GemmVariant};
+        for (s, ktiles) in [(1, 1), (3, 1), (3, 10), (7, 10), (40, 100), (40, 2000), (0, 5)] {
+            let parts = forced_split(s, ktiles);
+            assert!((1..=MAX_SPLITS.min(ktiles)).contains(&parts), "{s} over {ktiles}: {parts}");
+            let (k0, k1) = k::gemm::wgmma::index::k_part(parts - 1, parts, ktiles);
+            assert!(k0 < k1, "{s} over {ktiles}: the last of {parts} parts is empty");
+        }
+        let ctx = Context::emulator();
+        let mut rng = crate::testing::Rng::new(0xf0_5ce);
+        let (m, n, kk) = (70usize, 150usize, 333usize);
+        let ints = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32((rng.f32() * 4.0).floor())).collect() };
+        let (a, b) = (ints(m * kk, &mut rng), ints(kk * n, &mut rng));
+        let (da, db) = (ctx.upload(&a)?, ctx.upload(&b)?);
+        for tile in [WgmmaTile::B128x128, WgmmaTile::B128x256] {
+            let c = kernel_for(tile, BF16, F32, (false, false))?.config();
+            let tiles = m.div_ceil(c.bm()) * n.div_ceil(c.bn);
+            assert_eq!(parts(false, None, tiles, kk.div_ceil(64), EMULATOR_BLOCKS), 1, "{}: Auto does not split", tile.name());
+            // 6 k-tiles: 5 parts would leave one empty (chunks of 2), so 3.
+            for (s, want) in [(1, 1), (2, 2), (5, 3), (6, 6), (9, 6), (64, 6)] {
+                assert_eq!(parts(false, Some(s), tiles, kk.div_ceil(64), EMULATOR_BLOCKS), want, "{}: split {s}", tile.name());
+                assert_eq!(parts(true, Some(s), tiles, kk.div_ceil(64), EMULATOR_BLOCKS), 1, "ping-pong tiles do not split");
+                let g = Gemm::new(m, n, kk).variant(GemmVariant::Wgmma(tile)).split_k(s).beta(0.5);
+                let mut dc = ctx.upload(&vec![2.0f32; m * n])?;
+                g.run(&ctx, &da, &db, &mut dc)?;
+                let got = dc.download()?;
+                for i in 0..m {
+                    for j in 0..n {
+                        let exact: f32 = (0..kk).map(|l| a[i * kk + l].to_f32() * b[l * n + j].to_f32()).sum();
+                        assert_eq!(got[i * n + j].to_bits(), (exact + 1.0).to_bits(), "{} split {s}: ({i}, {j})", tile.name());
+                    }
+                }
             }
         }
         Ok(())
