@@ -593,10 +593,10 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
 /// store them).
 ///
 /// The loop runs over the parts with every register group inside it: a
-/// part's loads are independent of one another and ptxas issues them
-/// together, so the sum waits out one memory round trip per part (with
-/// the parts inside each group's loop it waited one per group and part,
-/// at the end of the kernel).
+/// part's loads are independent of one another and sit in one loop body,
+/// where they can go out together, so the sum need wait out only one
+/// memory round trip per part (with the parts inside each group's loop it
+/// waited at least one per group and part, at the end of the kernel).
 ///
 /// # Safety
 /// As for [`split_k_arrive`], after it returned `true`.
