@@ -352,6 +352,13 @@ pub(super) fn split_k(tiles: usize, ktiles: usize, sms: usize) -> usize {
     if want <= 1 {
         return 1;
     }
+    covering(want, ktiles)
+}
+
+/// The fewest parts of `ceil(ktiles / want)` k-tiles that cover `ktiles`
+/// (`want ≥ 1`, `ktiles ≥ 1`): `want` or fewer, none of them empty (the
+/// kernel's [`k_part`](k::gemm::wgmma::index::k_part) chunks).
+fn covering(want: usize, ktiles: usize) -> usize {
     ktiles.div_ceil(ktiles.div_ceil(want))
 }
 
@@ -370,8 +377,8 @@ pub(super) fn parts(pingpong: bool, forced: Option<usize>, tiles: usize, ktiles:
 /// k-tiles: `s` clamped to `1..=`[`MAX_SPLITS`] and to `ktiles`, then as
 /// few as cover `ktiles` with that part length (no empty part).
 pub(super) fn forced_split(s: usize, ktiles: usize) -> usize {
-    let want = s.clamp(1, MAX_SPLITS).min(ktiles.max(1));
-    ktiles.max(1).div_ceil(ktiles.max(1).div_ceil(want))
+    let ktiles = ktiles.max(1);
+    covering(s.clamp(1, MAX_SPLITS).min(ktiles), ktiles)
 }
 
 /// The shortest part of `k` split-K makes, in k-tiles of 64.
