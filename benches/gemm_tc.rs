@@ -26,7 +26,10 @@
 //! `FERROTILE_BENCH_BACK_TO_BACK=1` (also cuBLAS and Auto with ten calls
 //! per timing, issued back to back: the GPU time without the host's
 //! per-call work), `FERROTILE_BENCH_DECODE_SPLITS=4,8,…` (decode also on
-//! the wgmma tiles with `k` forced into that many parts, `Gemm::split_k`).
+//! the wgmma tiles with `k` forced into that many parts, `Gemm::split_k`),
+//! `FERROTILE_BENCH_WHOLE_TILES=1` (on Hopper Auto timed in turn with
+//! the same call with every tile whole, `Gemm::split_k(1)`: without the
+//! split of a last, partial round of tiles).
 
 use std::time::Duration;
 
@@ -227,16 +230,15 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
         None => None,
     };
     let mut best: Option<Duration> = None;
-    let mut variants = vec![("auto".to_string(), GemmVariant::Auto)];
+    let mut variants = vec![("auto".to_string(), g)];
     // On Hopper, of the mma.sync tiles only the default one (the others are
     // measured on every GPU without the wgmma engine).
     let mma_tiles = if hopper(ctx) { &MmaTile::ALL[..1] } else { MmaTile::ALL };
-    variants.extend(mma_tiles.iter().map(|t| (t.name().to_string(), GemmVariant::Mma(*t))));
+    variants.extend(mma_tiles.iter().map(|t| (t.name().to_string(), g.variant(GemmVariant::Mma(*t)))));
     if hopper(ctx) {
-        variants.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), GemmVariant::Wgmma(*t))));
+        variants.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.variant(GemmVariant::Wgmma(*t)))));
     }
-    for (name, v) in variants {
-        let gv = g.variant(v);
+    for (name, gv) in variants {
         if gv.resolved_variant_on::<I, O>(ctx).is_err() {
             continue;
         }
@@ -246,6 +248,10 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
         let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
         best = Some(best.map_or(t, |b: Duration| b.min(t)));
         row(dtype, &shape, &label, t, flops, ceiling, Some(e), O::tol().max(I::tol()));
+    }
+    if hopper(ctx) && whole_tiles() {
+        let whole = g.split_k(1);
+        in_turn(ctx, dtype, &shape, flops, |w| if w { whole.run(ctx, &o.da, &o.db, &mut o.dc) } else { g.run(ctx, &o.da, &o.db, &mut o.dc) })?;
     }
     // Calls issued back to back (the host enqueues the next while the GPU
     // runs the last), against cuBLAS timed the same way: the per-call host
@@ -365,6 +371,26 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
 /// Plain and fused calls timed in turn by [`epilogue`].
 const ALTERNATIONS: usize = 7;
 
+/// `FERROTILE_BENCH_WHOLE_TILES=1`.
+fn whole_tiles() -> bool {
+    std::env::var("FERROTILE_BENCH_WHOLE_TILES").is_ok_and(|v| v == "1")
+}
+
+/// Auto (`run(false)`) against the same call with every tile whole
+/// (`run(true)`, `Gemm::split_k(1)`), timed in turn [`ALTERNATIONS`] times
+/// each: the medians, Auto's as % of the whole tiles'.
+fn in_turn(ctx: &Context, dtype: &str, shape: &str, flops: f64, mut run: impl FnMut(bool) -> Result<()>) -> Result<()> {
+    let (mut ta, mut tw) = (Vec::new(), Vec::new());
+    for _ in 0..ALTERNATIONS {
+        ta.push(time(ctx, || run(false))?);
+        tw.push(time(ctx, || run(true))?);
+    }
+    let (ma, mw) = (median(&mut ta), median(&mut tw));
+    row(dtype, shape, &format!("every tile whole (split_k(1)), median of {ALTERNATIONS} in turn"), mw, flops, None, None, 0.0);
+    row(dtype, shape, &format!("auto, median of {ALTERNATIONS} in turn (% of whole tiles)"), ma, flops, Some(mw), None, 0.0);
+    Ok(())
+}
+
 /// The median of `t` (sorted in place).
 fn median(t: &mut [Duration]) -> Duration {
     t.sort();
@@ -467,6 +493,9 @@ fn run(ctx: &Context) -> Result<()> {
         compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, 1, false, false)?;
         compare::<f16, f16>(ctx, blas, "f16→f16", s, 1, false, false)?;
     }
+    // A last round of few tiles: 800 tiles of 128 × 256 on 132
+    // multiprocessors are six full rounds and 8 tiles.
+    compare::<bf16, bf16>(ctx, blas, "bf16→bf16", (5120, 5120, 4096), 1, false, false)?;
     // Off the aligned path: every dimension odd and prime, against our own
     // best at the aligned shape next to it.
     for (odd, aligned) in [((4093, 4099, 4091), (4096, 4096, 4096)), ((1021, 1019, 1031), (1024, 1024, 1024))] {
@@ -515,6 +544,16 @@ fn run(ctx: &Context) -> Result<()> {
                 }
                 let t = time(ctx, || gp.run(ctx, &da, &db, &mut dc))?;
                 row("bf16→bf16", &format!("{}×{}×{}", odd.0, odd.1, odd.2), label, t, 2.0 * (m * n * k) as f64, Some(ceiling), Some((num / den.max(f64::MIN_POSITIVE)).sqrt()), bf16::tol());
+                if hopper(ctx) && whole_tiles() && pad == 64 && variant == GemmVariant::Auto {
+                    let whole = gp.split_k(1);
+                    in_turn(ctx, "bf16→bf16", &format!("{}×{}×{}, A/B/C rows padded to 128 B", odd.0, odd.1, odd.2), 2.0 * (m * n * k) as f64, |w| {
+                        if w {
+                            whole.run(ctx, &da, &db, &mut dc)
+                        } else {
+                            gp.run(ctx, &da, &db, &mut dc)
+                        }
+                    })?;
+                }
             }
         }
     }

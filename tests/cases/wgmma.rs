@@ -20,13 +20,26 @@ const HOPPER: (i32, i32) = (9, 0);
 /// (the emulator launches 3 persistent blocks: most shapes give a block
 /// two tiles or more), `k` over several stages and not a multiple of 8, and
 /// `k` deep enough that the stage ring wraps several times, and single
-/// tiles with a deep `k` (split-K: the emulator's 3 blocks take 3 parts).
+/// tiles with a deep `k` (split-K: the emulator's 3 blocks take 3 parts),
+/// and seven tiles (two rounds of 3 blocks whole, the seventh tile in two
+/// parts of `k`).
 const SHAPES: &[(usize, usize, usize)] =
-    &[(1, 1, 1), (7, 9, 13), (129, 257, 72), (200, 130, 131), (257, 300, 64), (70, 300, 1031), (33, 200, 1031), (5, 100, 777)];
+    &[(1, 1, 1), (7, 9, 13), (129, 257, 72), (200, 130, 131), (257, 300, 64), (70, 300, 1031), (33, 200, 1031), (5, 100, 777), (769, 9, 513)];
 
-/// GPU shapes.
-const GPU_SHAPES: &[(usize, usize, usize)] =
-    &[(1000, 1000, 1000), (1024, 1024, 1024), (4093, 251, 259), (256, 4096, 1031), (2048, 2048, 4096), (127, 1000, 513), (64, 4096, 4096), (1, 3000, 2048), (16, 1000, 4093)];
+/// GPU shapes; 2100 × 2051 leaves a last round of 21 (`128 × 256`) or 25
+/// (`128 × 128`) tiles on 132 multiprocessors, split in parts of `k`.
+const GPU_SHAPES: &[(usize, usize, usize)] = &[
+    (1000, 1000, 1000),
+    (1024, 1024, 1024),
+    (4093, 251, 259),
+    (256, 4096, 1031),
+    (2048, 2048, 4096),
+    (127, 1000, 513),
+    (64, 4096, 4096),
+    (1, 3000, 2048),
+    (16, 1000, 4093),
+    (2100, 2051, 520),
+];
 
 fn push<I: Ty, O: Ty>(v: &mut Vec<Case>, name: String, case: Spec, gpu_only: bool) {
     let run = move |ctx: &Context| check::<I, O>(ctx, &case, false);

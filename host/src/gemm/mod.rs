@@ -407,7 +407,9 @@ impl Gemm {
     /// sums the slices ([`split_k_plan`]; ignored for a batch and a chosen
     /// rung); on the wgmma engine every part of a tile is a work unit of
     /// the one launch and the last to finish sums them (at most 32 parts
-    /// of at least one k-tile; ignored by the ping-pong tiles); ignored by
+    /// of at least one k-tile; ignored by the ping-pong tiles; a count
+    /// given here splits every tile, the engine's own choice only the
+    /// tiles of a last round that fills at most half the GPU); ignored by
     /// the mma.sync engine.
     pub fn split_k(mut self, slices: usize) -> Self {
         self.split_k = Some(slices.max(1));

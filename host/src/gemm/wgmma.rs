@@ -76,11 +76,12 @@ impl WgmmaTile {
     /// The tile for a problem on a GPU of `sms` multiprocessors: the one
     /// with the shorter estimated time, `waves × work per tile / tile
     /// throughput`, where a wave is one tile per multiprocessor (the grid
-    /// is persistent) and a `128 × 256` tile, twice the work of a `128 ×
+    /// is persistent; [`waves`]) and a `128 × 256` tile, twice the work of a `128 ×
     /// 128` one, runs [`WIDE_TILE_SPEEDUP`] times its throughput; `None`
     /// when neither tile has a kernel for the types and orientation.
     pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize) -> Option<WgmmaTile> {
-        let waves = |t: WgmmaTile| (p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch).div_ceil(sms.max(1)) as f64;
+        let ktiles = (p.g.k as usize).div_ceil(k::gemm::wgmma::index::bk(k::gemm::mma::input_bytes(input)));
+        let waves = |t: WgmmaTile| waves(p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch, ktiles, sms.max(1));
         let wide = waves(WgmmaTile::B128x256) * 2.0 / WIDE_TILE_SPEEDUP;
         let wanted = if wide <= waves(WgmmaTile::B128x128) {
             [WgmmaTile::B128x256, WgmmaTile::B128x128]
@@ -311,6 +312,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         stride_c: p.strides[2] as u64,
         has_bias: bias.is_some() as u32,
         splits: 1,
+        whole: 0,
         // Set below, with the launch that stores through `C`'s map.
         store_map: 0,
     };
@@ -321,38 +323,76 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     };
     let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
     // Ping-pong tiles do not split (their consumers take whole tiles).
-    let splits = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
+    let split = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     let c_map = store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])?;
-    if splits == 1 {
+    if split.parts == 1 {
         let (maps, store) = upload_maps(ctx, &ab, c_map, 0)?;
         let params = WgmmaParams { store_map: store, ..params };
         return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias, None);
     }
-    // Split-K: every part of a tile stores its f32 partial sums to `work`
-    // (rows inside `C`; nothing there needs clearing) and counts itself on
-    // the tile's counter, uploaded zero with the maps; the last part adds
-    // them in order and runs the epilogue. One launch.
-    let work = ctx.alloc_unzeroed::<f32>(tiles * splits * config.bm() * config.bn)?;
-    let (maps, store) = upload_maps(ctx, &ab, c_map, tiles)?;
-    let params = WgmmaParams { store_map: store, splits: splits as u32, ..params };
-    kernel.launch(ctx, config.config(blocks(tiles * splits)), params, &maps, &*c, bias, Some(&work))
+    // Split-K: every part of a split tile stores its f32 partial sums to
+    // `work` (rows inside `C`; nothing there needs clearing) and counts
+    // itself on the tile's counter, uploaded zero with the maps; the last
+    // part adds them in order and runs the epilogue. One launch, the whole
+    // tiles (if any) first.
+    let split_tiles = tiles - split.whole;
+    let work = ctx.alloc_unzeroed::<f32>(split_tiles * split.parts * config.bm() * config.bn)?;
+    let (maps, store) = upload_maps(ctx, &ab, c_map, split_tiles)?;
+    let params = WgmmaParams { store_map: store, splits: split.parts as u32, whole: split.whole as u32, ..params };
+    let units = k::gemm::wgmma::index::walk_units(tiles, split.whole, split.parts);
+    kernel.launch(ctx, config.config(blocks(units)), params, &maps, &*c, bias, Some(&work))
 }
 
-/// Parts of `k` for a problem of `tiles` block tiles and `ktiles` k-tiles
-/// on `sms` multiprocessors: 1 (no split) when the tiles fill at least
-/// half the GPU; otherwise enough parts to give every multiprocessor a
-/// unit, each at least [`MIN_SPLIT_KTILES`] k-tiles long (so the reduction
-/// stays small next to the GEMM), at most [`MAX_SPLITS`]; then as few as
-/// cover `ktiles` with that part length (no empty part).
-pub(super) fn split_k(tiles: usize, ktiles: usize, sms: usize) -> usize {
-    if tiles == 0 || 2 * tiles > sms {
-        return 1;
+/// How a launch cuts its block tiles into work units: the first `whole`
+/// (in walk order) run whole, every other one in `parts` parts of `k`
+/// ([`WgmmaParams::whole`], [`WgmmaParams::splits`]). `parts == 1`: no
+/// split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Split {
+    pub whole: usize,
+    pub parts: usize,
+}
+
+impl Split {
+    /// Every tile whole.
+    const NONE: Split = Split { whole: 0, parts: 1 };
+}
+
+/// The split of `tiles` block tiles of `ktiles` k-tiles on `sms`
+/// multiprocessors. The tiles of the last round of the persistent grid
+/// (all of them when fewer than `sms`) are split when they fill at most
+/// half the GPU: into enough parts to give every multiprocessor a unit,
+/// each at least [`MIN_SPLIT_KTILES`] k-tiles long (so the reduction stays
+/// small next to the GEMM), at most [`MAX_SPLITS`] (at most
+/// [`MAX_TAIL_PARTS`] behind full rounds), then as few as cover `ktiles`
+/// with that part length (no empty part). The full rounds' tiles run
+/// whole before them, so that blocks end with a part instead of a few
+/// blocks with a whole tile (`Split::NONE` when nothing is split).
+pub(super) fn split_k(tiles: usize, ktiles: usize, sms: usize) -> Split {
+    let last = tiles % sms.max(1);
+    if last == 0 || 2 * last > sms {
+        return Split::NONE;
     }
-    let want = (sms / tiles).min(ktiles / MIN_SPLIT_KTILES).min(MAX_SPLITS);
+    let want = (sms / last).min(ktiles / MIN_SPLIT_KTILES).min(MAX_SPLITS);
     if want <= 1 {
-        return 1;
+        return Split::NONE;
     }
-    covering(want, ktiles)
+    // Behind full rounds, at most MAX_TAIL_PARTS.
+    let want = if tiles > last { want.min(MAX_TAIL_PARTS) } else { want };
+    Split { whole: tiles - last, parts: covering(want, ktiles) }
+}
+
+/// Rounds of the persistent grid a problem of `tiles` block tiles of
+/// `ktiles` k-tiles takes on `sms` multiprocessors: whole rounds, and for
+/// a last round [`split_k`] spreads in parts behind full ones, the share
+/// of a tile one part computes. (A problem of less than one round counts
+/// one, split or not.)
+pub(super) fn waves(tiles: usize, ktiles: usize, sms: usize) -> f64 {
+    let split = split_k(tiles, ktiles, sms);
+    if split.parts == 1 || split.whole == 0 {
+        return tiles.div_ceil(sms) as f64;
+    }
+    (split.whole / sms) as f64 + ktiles.div_ceil(split.parts) as f64 / ktiles as f64
 }
 
 /// The fewest parts of `ceil(ktiles / want)` k-tiles that cover `ktiles`
@@ -362,13 +402,13 @@ fn covering(want: usize, ktiles: usize) -> usize {
     ktiles.div_ceil(ktiles.div_ceil(want))
 }
 
-/// Parts of `k` of a launch: 1 for ping-pong tiles (their consumers take
-/// whole tiles), else the caller's [`crate::Gemm::split_k`] count
-/// ([`forced_split`]) or, without one, [`split_k`]'s.
-pub(super) fn parts(pingpong: bool, forced: Option<usize>, tiles: usize, ktiles: usize, sms: usize) -> usize {
+/// The split of a launch: none for ping-pong tiles (their consumers take
+/// whole tiles), else the caller's [`crate::Gemm::split_k`] count for
+/// every tile ([`forced_split`]) or, without one, [`split_k`]'s.
+pub(super) fn parts(pingpong: bool, forced: Option<usize>, tiles: usize, ktiles: usize, sms: usize) -> Split {
     match forced {
-        _ if pingpong => 1,
-        Some(s) => forced_split(s, ktiles),
+        _ if pingpong => Split::NONE,
+        Some(s) => Split { whole: 0, parts: forced_split(s, ktiles) },
         None => split_k(tiles, ktiles, sms),
     }
 }
@@ -385,6 +425,12 @@ pub(super) fn forced_split(s: usize, ktiles: usize) -> usize {
 pub const MIN_SPLIT_KTILES: usize = 4;
 /// The most parts of `k`.
 pub const MAX_SPLITS: usize = 32;
+/// The most parts of a tile of a last round behind full ones. The unit
+/// that arrives last reads every part back, one memory round trip each,
+/// before its epilogue, at the very end of the launch: on the H100, 4 parts
+/// beat 2, 8 and 16 on the three shapes measured (BENCHMARKS.md, "A last
+/// round of few tiles").
+pub const MAX_TAIL_PARTS: usize = 4;
 
 #[cfg(test)]
 mod tests {
@@ -401,10 +447,14 @@ mod tests {
         use crate::gemm::{Gemm, GemmVariant};
         let ctx = Context::emulator();
         let mut rng = crate::testing::Rng::new(0x5_1e7_7d);
-        for (tile, m, n, kk) in [(WgmmaTile::B128x128, 5usize, 100usize, 777usize), (WgmmaTile::B128x256, 33, 200, 1031), (WgmmaTile::B128x128, 100, 50, 513)] {
+        // Every tile split (fewer tiles than blocks), and (the last two)
+        // whole tiles first, then the last round's tiles in parts.
+        let shapes = [(WgmmaTile::B128x128, 5usize, 100usize, 777usize, false), (WgmmaTile::B128x256, 33, 200, 1031, false), (WgmmaTile::B128x128, 100, 50, 513, false), (WgmmaTile::B128x128, 769, 9, 513, true), (WgmmaTile::B128x256, 200, 300, 1031, true)];
+        for (tile, m, n, kk, tail) in shapes {
             let c = kernel_for(tile, BF16, F32, (false, false))?.config();
             let tiles = m.div_ceil(c.bm()) * n.div_ceil(c.bn);
-            assert!(split_k(tiles, kk.div_ceil(64), EMULATOR_BLOCKS) > 1, "{m}x{n}x{kk} splits on the emulator");
+            let split = split_k(tiles, kk.div_ceil(64), EMULATOR_BLOCKS);
+            assert!(split.parts > 1 && (split.whole > 0) == tail, "{m}x{n}x{kk} splits on the emulator: {split:?}");
             let ints = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32((rng.f32() * 4.0).floor())).collect() };
             let (a, b) = (ints(m * kk, &mut rng), ints(kk * n, &mut rng));
             let g = Gemm::new(m, n, kk).variant(GemmVariant::Wgmma(tile)).alpha(2.0);
@@ -453,11 +503,11 @@ mod tests {
         for tile in [WgmmaTile::B128x128, WgmmaTile::B128x256] {
             let c = kernel_for(tile, BF16, F32, (false, false))?.config();
             let tiles = m.div_ceil(c.bm()) * n.div_ceil(c.bn);
-            assert_eq!(parts(false, None, tiles, kk.div_ceil(64), EMULATOR_BLOCKS), 1, "{}: Auto does not split", tile.name());
+            assert_eq!(parts(false, None, tiles, kk.div_ceil(64), EMULATOR_BLOCKS), Split::NONE, "{}: Auto does not split", tile.name());
             // 6 k-tiles: 5 parts would leave one empty (chunks of 2), so 3.
             for (s, want) in [(1, 1), (2, 2), (5, 3), (6, 6), (9, 6), (64, 6)] {
-                assert_eq!(parts(false, Some(s), tiles, kk.div_ceil(64), EMULATOR_BLOCKS), want, "{}: split {s}", tile.name());
-                assert_eq!(parts(true, Some(s), tiles, kk.div_ceil(64), EMULATOR_BLOCKS), 1, "ping-pong tiles do not split");
+                assert_eq!(parts(false, Some(s), tiles, kk.div_ceil(64), EMULATOR_BLOCKS), Split { whole: 0, parts: want }, "{}: split {s}", tile.name());
+                assert_eq!(parts(true, Some(s), tiles, kk.div_ceil(64), EMULATOR_BLOCKS), Split::NONE, "ping-pong tiles do not split");
                 let g = Gemm::new(m, n, kk).variant(GemmVariant::Wgmma(tile)).split_k(s).beta(0.5);
                 let mut dc = ctx.upload(&vec![2.0f32; m * n])?;
                 g.run(&ctx, &da, &db, &mut dc)?;
@@ -494,22 +544,45 @@ mod tests {
 
     #[test]
     fn split_k_only_where_tiles_leave_the_gpu_idle() {
+        let parts = |tiles, ktiles, sms| split_k(tiles, ktiles, sms).parts;
         // Enough tiles: no split.
-        assert_eq!(split_k(128, 64, 132), 1);
-        assert_eq!(split_k(67, 64, 132), 1);
+        assert_eq!(split_k(128, 64, 132), Split::NONE);
+        assert_eq!(split_k(67, 64, 132), Split::NONE);
         // Decode, 64 × 8192 × 8192 on 128 × 256 tiles: 32 tiles, 128 k-tiles.
-        assert_eq!(split_k(32, 128, 132), 4);
+        assert_eq!(split_k(32, 128, 132), Split { whole: 0, parts: 4 });
         // One tile, deep k: capped at MAX_SPLITS parts of ≥ 4 k-tiles.
-        assert_eq!(split_k(1, 1000, 132), 32);
-        assert_eq!(split_k(1, 17, 3), 3);
+        assert_eq!(parts(1, 1000, 132), 32);
+        assert_eq!(parts(1, 17, 3), 3);
         // Short k: parts would be too short.
-        assert_eq!(split_k(1, 7, 132), 1);
-        for (tiles, ktiles, sms) in [(1, 17, 132), (3, 130, 132), (10, 99, 132), (2, 9, 3)] {
-            let s = split_k(tiles, ktiles, sms);
+        assert_eq!(parts(1, 7, 132), 1);
+        // A last round of 16 tiles behind four full ones (4093 × 4099 ×
+        // 4091 on 128 × 256 tiles): 8 parts would give every block one,
+        // capped at MAX_TAIL_PARTS (16 k-tiles each).
+        assert_eq!(split_k(544, 64, 132), Split { whole: 528, parts: MAX_TAIL_PARTS });
+        // A last round more than half full (4096³: 116 of 132) or none
+        // (three full rounds): no split.
+        assert_eq!(split_k(512, 64, 132), Split::NONE);
+        assert_eq!(split_k(396, 64, 132), Split::NONE);
+        // 8192 × 8192 × 1024 on 128 × 128 tiles: 31 rounds and 4 tiles,
+        // those in 4 parts of 4 k-tiles.
+        assert_eq!(split_k(4096, 16, 132), Split { whole: 4092, parts: 4 });
+        for (tiles, ktiles, sms) in [(1, 17, 132), (3, 130, 132), (10, 99, 132), (2, 9, 3), (544, 64, 132), (7, 9, 3), (139, 1000, 132)] {
+            let Split { whole, parts: s } = split_k(tiles, ktiles, sms);
             let chunk = ktiles.div_ceil(s);
             assert!(chunk * (s - 1) < ktiles, "{tiles} {ktiles} {sms}: part {s} of {chunk} would be empty");
             assert!(s == 1 || chunk >= MIN_SPLIT_KTILES);
+            // Every block gets the same whole tiles and at most one part.
+            assert!(s == 1 || (whole % sms == 0 && (tiles - whole) * s <= sms), "{tiles} {ktiles} {sms}: {whole} whole, {s} parts");
         }
+    }
+
+    #[test]
+    fn waves_count_a_split_last_round_as_its_parts() {
+        assert_eq!(waves(512, 64, 132), 4.0);
+        assert_eq!(waves(544, 64, 132), 4.25);
+        // Less than one round counts one, split or not.
+        assert_eq!(waves(32, 128, 132), 1.0);
+        assert_eq!(waves(1056, 64, 132), 8.0);
     }
 
     #[test]
@@ -524,8 +597,8 @@ mod tests {
         // Narrow tiles fit in one wave where wide ones would idle half the GPU.
         assert_eq!(pick(1024, 1024, 1024, 1), Some(WgmmaTile::B128x128));
         assert_eq!(pick(128, 128, 4096, 1), Some(WgmmaTile::B128x128));
-        // Five waves of wide tiles (544) against eight of narrow ones
-        // (1056, exactly full): the wide tile's throughput decides.
+        // Four waves of wide tiles and a last round of 16 split in parts
+        // (544) against eight of narrow ones (1056, exactly full).
         assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::B128x256));
         // The batch counts: 4 × 1024² is 128 wide tiles.
         assert_eq!(pick(1024, 1024, 64, 4), Some(WgmmaTile::B128x256));

@@ -241,9 +241,33 @@ pub const fn k_part(part: usize, splits: usize, ktiles: usize) -> (usize, usize)
     (k0, k1)
 }
 
+/// Work units of a walk over `tiles` block tiles whose first `whole` run
+/// whole and whose others are split in `splits` parts of `k` each.
+#[inline(always)]
+pub const fn walk_units(tiles: usize, whole: usize, splits: usize) -> usize {
+    whole + (tiles - whole) * splits
+}
+
+/// Work unit `unit` of that walk: `(tile, part, parts)` — tile `unit`
+/// whole (`(unit, 0, 1)`) for the first `whole`, then the parts of the
+/// split tiles, a tile's parts next to each other. A persistent grid of
+/// `G` blocks takes units `b, b + G, …`: with `whole` a multiple of `G`,
+/// every block runs the same whole tiles and then at most one part, so a
+/// last round of few tiles is spread over the whole grid.
+#[inline(always)]
+pub const fn unit_work(unit: usize, whole: usize, splits: usize) -> (usize, usize, usize) {
+    if unit < whole {
+        (unit, 0, 1)
+    } else {
+        let v = unit - whole;
+        (whole + v / splits, v % splits, splits)
+    }
+}
+
 /// Where element `(row, col)` of the block tile (`BM × bn`) of part `part`
-/// of tile `tile` goes in the split-K workspace: one dense `BM × bn` f32
-/// tile per unit, the parts of a tile next to each other.
+/// of split tile `tile` (counted from the first split one, [`unit_work`])
+/// goes in the split-K workspace: one dense `BM × bn` f32 tile per unit,
+/// the parts of a tile next to each other.
 #[inline(always)]
 pub const fn part_at(tile: usize, part: usize, splits: usize, bn: usize, row: usize, col: usize) -> usize {
     ((tile * splits + part) * BM + row) * bn + col
@@ -282,6 +306,26 @@ mod tests {
                 next = k1;
             }
             prop_assert_eq!(next, ktiles);
+        }
+    }
+
+    proptest! {
+        /// The units cover every tile once: each whole tile as one unit,
+        /// each split tile as its `splits` parts (`k_part`'s partition).
+        #[test]
+        fn the_units_cover_every_tile_once(tiles in 0usize..300, whole_frac in 0usize..=100, splits in 1usize..40) {
+            let whole = tiles * whole_frac / 100;
+            let mut seen = std::vec![std::vec::Vec::new(); tiles];
+            for unit in 0..walk_units(tiles, whole, splits) {
+                let (tile, part, parts) = unit_work(unit, whole, splits);
+                prop_assert!(tile < tiles && part < parts);
+                prop_assert_eq!(parts, if tile < whole { 1 } else { splits });
+                seen[tile].push(part);
+            }
+            for (tile, parts) in seen.iter().enumerate() {
+                let want: std::vec::Vec<usize> = (0..if tile < whole { 1 } else { splits }).collect();
+                prop_assert_eq!(parts, &want);
+            }
         }
     }
 

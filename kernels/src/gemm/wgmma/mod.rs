@@ -46,7 +46,9 @@
 //!   arrival on the tile's counter; the unit that arrives last adds the
 //!   parts in order (its own read back too), so the sum does not
 //!   depend on which finished first, and runs the epilogue. One launch,
-//!   no reduction pass.
+//!   no reduction pass. The same units spread a last round of few tiles
+//!   over the grid ([`WgmmaParams::whole`]): the full rounds' tiles run
+//!   whole, the last round's tiles in parts, one per block.
 //! * **Epilogue through TMA stores** (`epilogue_tma`): `α·acc + β·C +
 //!   bias[col]`, then the activation, written from the accumulator
 //!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
@@ -64,7 +66,7 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
+    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
     KSTEPS, THREADS,
 };
 use super::mma::{activate, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
@@ -120,6 +122,13 @@ pub struct WgmmaParams {
     /// part that finds the others there sums all in order and runs the
     /// epilogue.
     pub splits: u32,
+    /// Tiles (in walk order) computed whole before the split ones: with
+    /// `splits > 1`, tiles `0..whole` are one unit each and the others
+    /// `splits` units ([`index::unit_work`]); the workspace and the
+    /// counters then count split tiles from `whole`. 0: every tile splits;
+    /// a multiple of the grid: the last, partial round of tiles is spread
+    /// over every block.
+    pub whole: u32,
     /// 1: `maps[MAP_C]` is `C`'s tensor map (box [`index::epi_box`], the
     /// third dimension the matrices of `C`), and results
     /// go to `C` through shared memory and TMA stores. 0: straight from
@@ -240,8 +249,9 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
 /// 128-byte swizzle, zero fill), `c` holds every element of `C` for every
 /// batch index, `bias` holds `n` elements when `p.has_bias` is set, and the
 /// block has [`THREADS`] threads and the plan's shared memory. With
-/// `p.splits > 1`: `work` holds `tiles · splits` block tiles of f32 and
-/// `maps` one zero `u32` counter per tile behind its three map slots.
+/// `p.splits > 1`: `work` holds `(tiles − whole) · splits` block tiles of
+/// f32 and `maps` one zero `u32` counter per split tile behind its three
+/// map slots.
 #[inline(always)]
 pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const R: usize>(
     p: WgmmaParams,
@@ -260,15 +270,18 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     let at = |off: usize| base + off as u32;
     // Tile counts from 32-bit arithmetic (their upper halves are then known
     // zeros: 64-bit ones took uniform registers ptxas spilled).
-    // Work units: every part of `k` of every tile.
-    let walk = |[m, n, k, batch, splits]: [u32; 5]| {
+    // Work units: the whole tiles, then every part of `k` of the others.
+    let walk = |[m, n, k, batch, splits, whole]: [u32; 6]| {
         let (tiles_m, tiles_n) = (m.div_ceil(BM as u32) as usize, n.div_ceil(BN as u32) as usize);
+        let tiles = tiles_m * tiles_n * batch as usize;
         let splits = (splits as usize).max(1);
-        let units = tiles_m * tiles_n * batch as usize * splits;
-        (tiles_m, tiles_n, splits, units, k.div_ceil(bk(I::BYTES) as u32) as usize)
+        // Ping-pong tiles do not split (the launcher passes 1 part and no
+        // whole tiles; a constant here keeps their walk as it was).
+        let whole = if PP { 0 } else { (whole as usize).min(tiles) };
+        (tiles_m, tiles_n, splits, whole, walk_units(tiles, whole, splits), k.div_ceil(bk(I::BYTES) as u32) as usize)
     };
-    let sizes = [p.g.m, p.g.n, p.g.k, p.batch, p.splits];
-    let (tiles_m, tiles_n, splits, units, ktiles) = walk(sizes);
+    let sizes = [p.g.m, p.g.n, p.g.k, p.batch, p.splits, p.whole];
+    let (tiles_m, tiles_n, splits, whole, units, ktiles) = walk(sizes);
     unsafe {
         if t == 0 {
             for s in 0..ST {
@@ -299,8 +312,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let units = units as u32;
             let mut unit = block_idx_x();
             while unit < units {
-                let (z, m0, n0) = tile_origin(unit as usize / splits, tiles_m, tiles_n, BN);
-                let (k0, k1) = k_part(unit as usize % splits, splits, ktiles);
+                let (tile, part, parts) = unit_work(unit as usize, whole, splits);
+                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
+                let (k0, k1) = k_part(part, parts, ktiles);
                 let za = if p.a_batched != 0 { z } else { 0 };
                 let zb = if p.b_batched != 0 { z } else { 0 };
                 for kt in k0..k1 {
@@ -329,7 +343,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             // Ping-pong: the walk again, from the parameters (computed once
             // before the producer/consumer branch, ptxas kept it in local
             // memory across the register reallocation).
-            let (tiles_m, _, splits, units, ktiles) = if PP { walk(sizes.map(opaque_u32)) } else { (tiles_m, tiles_n, splits, units, ktiles) };
+            let (tiles_m, _, splits, whole, units, ktiles) = if PP { walk(sizes.map(opaque_u32)) } else { (tiles_m, tiles_n, splits, whole, units, ktiles) };
             let g = wg - 1;
             let tw = t % WARPGROUP as usize;
             let lane = tw % 32;
@@ -354,8 +368,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             // loads would take a phase two uses old for the one it wants.
             let mut turn = 0u32;
             while unit < units {
-                let part = unit as usize % splits;
-                let (k0, k1) = k_part(part, splits, ktiles);
+                let (tile, part, parts) = unit_work(unit as usize, whole, splits);
+                let (k0, k1) = k_part(part, parts, ktiles);
                 let mine = !PP || turn as usize % CONSUMERS == g;
                 turn += 1;
                 if !mine {
@@ -367,7 +381,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 // the k-loop, ptxas spilled it when the bias copy below
                 // came in).
                 let tiles_n = opaque_u32(p.g.n).div_ceil(BN as u32) as usize;
-                let (z, m0, n0) = tile_origin(unit as usize / splits, tiles_m, tiles_n, BN);
+                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
                 // Who shares the tile's bias copy: both consumers (a
                 // column each of 256 threads), or this one alone.
                 let (bias_bar, bias_threads, col) =
@@ -447,15 +461,16 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     cp_async_wait_group(0);
                     sync_named(bias_bar, bias_threads);
                 }
-                if !PP && splits > 1 {
-                    let unit_of = (unit as usize / splits, part, splits);
+                if !PP && parts > 1 {
+                    // The workspace and the counters count split tiles.
+                    let unit_of = (tile - whole, part, parts);
                     // SAFETY: the launcher sized `work` and the counters
                     // for the split (see `body`).
                     if !split_k_arrive::<BN, R>(&p, maps, work, &acc, unit_of, m0, g, tw, plan) {
                         unit = unit.saturating_add(grid_dim_x());
                         continue;
                     }
-                    split_k_sum::<BN, R>(&p, work, &mut acc, (unit_of.0, splits), m0, g, tw);
+                    split_k_sum::<BN, R>(&p, work, &mut acc, (unit_of.0, parts), m0, g, tw);
                 }
                 let bias_sh = bias_tile(plan, g);
                 let base = z * p.stride_c as usize;
@@ -527,7 +542,7 @@ fn plan_slot<T>(off: usize) -> Shared<T> {
 ///
 /// # Safety
 /// `work` holds the workspace of every unit and `maps` the counters of
-/// every tile (see [`body`]); both consumers call it for the unit.
+/// every split tile (see [`body`]); both consumers call it for the unit.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn split_k_arrive<const BN: usize, const R: usize>(
