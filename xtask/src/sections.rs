@@ -293,12 +293,12 @@ const PEEL27: &str = "2026-11-27-h100-peel";
 /// The wgmma engine after its epilogue changes (short path, stores held
 /// into the next tile): the tensor-core rows, one run.
 const EPI26: &str = "2026-11-26-h100-epilogue";
-const H200W26: &str = "2026-11-26-h200-wgmma";
-/// The TMA-store epilogue on the H200 (bf16 rows, decode), one call.
-const H200TMA26: &str = "2026-11-26-h200-tma-store";
 /// The wgmma engine with its TMA-store epilogue: the tensor-core rows,
 /// batches, decode and tf32, two calls of one build.
 const TMA26: &str = "2026-11-26-h100-tma-store";
+/// The H200 with a last round of few tiles split in parts (the whole
+/// gemm_tc bench, two calls of one build on one machine).
+const H200TS28: &str = "2026-11-28-h200-tail-split";
 /// Split-K inside the wgmma kernel (the last part of a tile sums the
 /// others): decode, one call and ten back to back (round 2 of
 /// docs/benchmarks/2026-11-27-h100-splitk-inkernel/).
@@ -509,19 +509,19 @@ pub const TABLES: &[Table] = &[
         header: &["types", "shape", "Auto", "wgmma 128x256", "mma.sync 128x128", "cuBLAS TFLOP/s"],
         align: "llrrrr",
         rows: &[
-            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200TMA26]),
-            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200TMA26]),
-            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200TMA26]),
-            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200TMA26]),
-            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200W26]),
-            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200W26]),
-            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200W26]),
-            tc_decode_row!(&[H200TMA26], ""),
-            tc_odd_row!(&[H200W26]),
+            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200TS28]),
+            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200TS28]),
+            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200TS28]),
+            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200TS28]),
+            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200TS28]),
+            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200TS28]),
+            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200TS28]),
+            tc_decode_row!(&[H200TS28], ""),
+            tc_odd_row!(&[H200TS28]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
-               decode rows are GB/s against a device copy of B. The bf16→bf16 rows but 1024³, and decode: \
-               the TMA-store build (one call, 2026-11-27); the other rows: the build before it (one call, 2026-11-26).",
+               decode rows are GB/s against a device copy of B. Every row: the build with a last round of few \
+               tiles split in parts (two calls on one machine, 2026-11-28; 4096³ ran in both).",
     },
     Table {
         name: "sgemm-ladder",
