@@ -481,6 +481,57 @@ mod tests {
         Ok(())
     }
 
+    /// A batch whose last matrix's tile is the last round's (7 tiles, one
+    /// per matrix, on the emulator's 3 blocks: six whole, the seventh in
+    /// parts): every matrix exact on small integers, bit for bit, with
+    /// β and a bias.
+    #[test]
+    fn a_split_last_round_in_a_batch_is_exact() -> Result<()> {
+        use crate::gemm::{Gemm, GemmVariant};
+        let ctx = Context::emulator();
+        let mut rng = crate::testing::Rng::new(0xba7c4);
+        let (m, n, kk, batch) = (100usize, 50usize, 600usize, 7usize);
+        let tile = WgmmaTile::B128x128;
+        let split = split_k(batch, kk.div_ceil(64), EMULATOR_BLOCKS);
+        assert_eq!(split, Split { whole: 6, parts: 2 });
+        let ints = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32((rng.f32() * 4.0).floor())).collect() };
+        let (a, b) = (ints(batch * m * kk, &mut rng), ints(batch * kk * n, &mut rng));
+        let bias: Vec<f32> = (0..n).map(|j| j as f32).collect();
+        let g = Gemm::new(m, n, kk).batch(batch).variant(GemmVariant::Wgmma(tile)).beta(0.5);
+        let (da, db, dbias) = (ctx.upload(&a)?, ctx.upload(&b)?, ctx.upload(&bias)?);
+        let mut dc = ctx.upload(&vec![2.0f32; batch * m * n])?;
+        g.run_with_bias(&ctx, &da, &db, &dbias, &mut dc)?;
+        let got = dc.download()?;
+        for z in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let exact: f32 = (0..kk).map(|l| a[(z * m + i) * kk + l].to_f32() * b[(z * kk + l) * n + j].to_f32()).sum();
+                    assert_eq!(got[(z * m + i) * n + j].to_bits(), (exact + 1.0 + j as f32).to_bits(), "matrix {z} ({i}, {j})");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        /// Any problem: a split has no empty part, parts of at least
+        /// MIN_SPLIT_KTILES k-tiles, and behind full rounds a multiple of
+        /// the grid of whole tiles and at most one part per block.
+        #[test]
+        fn splits_leave_no_part_empty_and_every_block_one_part(tiles in 0usize..5000, ktiles in 1usize..2000, sms in 1usize..200) {
+            let Split { whole, parts } = split_k(tiles, ktiles, sms);
+            if parts > 1 {
+                let chunk = ktiles.div_ceil(parts);
+                proptest::prop_assert!(chunk * (parts - 1) < ktiles && chunk >= MIN_SPLIT_KTILES);
+                proptest::prop_assert!(parts <= MAX_SPLITS && whole < tiles && whole % sms == 0);
+                proptest::prop_assert!((tiles - whole) * parts <= sms);
+                proptest::prop_assert!(whole == 0 || parts <= MAX_TAIL_PARTS);
+            } else {
+                proptest::prop_assert_eq!(whole, 0);
+            }
+        }
+    }
+
     /// `Gemm::split_k` reaches the wgmma engine: forced parts (none, a
     /// few, more than the k-tiles, more than [`MAX_SPLITS`]) and a split
     /// turned off all give the exact product on small integers, bit for
