@@ -28,18 +28,8 @@ const SHAPES: &[(usize, usize, usize)] =
 
 /// GPU shapes; 2100 × 2051 leaves a last round of 21 (`128 × 256`) or 25
 /// (`128 × 128`) tiles on 132 multiprocessors, split in parts of `k`.
-const GPU_SHAPES: &[(usize, usize, usize)] = &[
-    (1000, 1000, 1000),
-    (1024, 1024, 1024),
-    (4093, 251, 259),
-    (256, 4096, 1031),
-    (2048, 2048, 4096),
-    (127, 1000, 513),
-    (64, 4096, 4096),
-    (1, 3000, 2048),
-    (16, 1000, 4093),
-    (2100, 2051, 520),
-];
+const GPU_SHAPES: &[(usize, usize, usize)] =
+    &[(1000, 1000, 1000), (1024, 1024, 1024), (4093, 251, 259), (256, 4096, 1031), (2048, 2048, 4096), (127, 1000, 513), (64, 4096, 4096), (1, 3000, 2048), (16, 1000, 4093), (2100, 2051, 520)];
 
 fn push<I: Ty, O: Ty>(v: &mut Vec<Case>, name: String, case: Spec, gpu_only: bool) {
     let run = move |ctx: &Context| check::<I, O>(ctx, &case, false);
