@@ -251,7 +251,7 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
     }
     if hopper(ctx) && whole_tiles() {
         let whole = g.split_k(1);
-        in_turn(ctx, dtype, &shape, flops, |w| if w { whole.run(ctx, &o.da, &o.db, &mut o.dc) } else { g.run(ctx, &o.da, &o.db, &mut o.dc) })?;
+        in_turn(ctx, dtype, &shape, flops, |w| (if w { &whole } else { &g }).run(ctx, &o.da, &o.db, &mut o.dc))?;
     }
     // Calls issued back to back (the host enqueues the next while the GPU
     // runs the last), against cuBLAS timed the same way: the per-call host
@@ -376,15 +376,22 @@ fn whole_tiles() -> bool {
     std::env::var("FERROTILE_BENCH_WHOLE_TILES").is_ok_and(|v| v == "1")
 }
 
-/// Auto (`run(false)`) against the same call with every tile whole
-/// (`run(true)`, `Gemm::split_k(1)`), timed in turn [`ALTERNATIONS`] times
-/// each: the medians, Auto's as % of the whole tiles'.
-fn in_turn(ctx: &Context, dtype: &str, shape: &str, flops: f64, mut run: impl FnMut(bool) -> Result<()>) -> Result<()> {
-    let (mut ta, mut tw) = (Vec::new(), Vec::new());
+/// `run(false)` and `run(true)` timed in turn, [`ALTERNATIONS`] times
+/// each: their times, in order.
+fn alternate(ctx: &Context, mut run: impl FnMut(bool) -> Result<()>) -> Result<(Vec<Duration>, Vec<Duration>)> {
+    let (mut t0, mut t1) = (Vec::new(), Vec::new());
     for _ in 0..ALTERNATIONS {
-        ta.push(time(ctx, || run(false))?);
-        tw.push(time(ctx, || run(true))?);
+        t0.push(time(ctx, || run(false))?);
+        t1.push(time(ctx, || run(true))?);
     }
+    Ok((t0, t1))
+}
+
+/// Auto (`run(false)`) against the same call with every tile whole
+/// (`run(true)`, `Gemm::split_k(1)`), timed in turn ([`alternate`]): the
+/// medians, Auto's as % of the whole tiles'.
+fn in_turn(ctx: &Context, dtype: &str, shape: &str, flops: f64, run: impl FnMut(bool) -> Result<()>) -> Result<()> {
+    let (mut ta, mut tw) = alternate(ctx, run)?;
     let (ma, mw) = (median(&mut ta), median(&mut tw));
     row(dtype, shape, &format!("every tile whole (split_k(1)), median of {ALTERNATIONS} in turn"), mw, flops, None, None, 0.0);
     row(dtype, shape, &format!("auto, median of {ALTERNATIONS} in turn (% of whole tiles)"), ma, flops, Some(mw), None, 0.0);
@@ -416,11 +423,7 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     row(dtype, &shape, "fused bias + GELU", t, flops, Some(plain), Some(e), O::tol().max(I::tol()));
     // The fused call's cost against the plain call's own spread: both timed
     // in turn, ALTERNATIONS times each, their medians compared.
-    let (mut tp, mut tf) = (Vec::new(), Vec::new());
-    for _ in 0..ALTERNATIONS {
-        tp.push(time(ctx, || g.run(ctx, &o.da, &o.db, &mut o.dc))?);
-        tf.push(time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?);
-    }
+    let (mut tp, mut tf) = alternate(ctx, |f| if f { fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc) } else { g.run(ctx, &o.da, &o.db, &mut o.dc) })?;
     let pairs: Vec<f64> = tp.iter().zip(&tf).map(|(p, f)| 100.0 * p.as_secs_f64() / f.as_secs_f64()).collect();
     let (mp, mf) = (median(&mut tp), median(&mut tf));
     row(dtype, &shape, &format!("plain, median of {ALTERNATIONS} in turn"), mp, flops, None, None, 0.0);
@@ -546,13 +549,8 @@ fn run(ctx: &Context) -> Result<()> {
                 row("bf16→bf16", &format!("{}×{}×{}", odd.0, odd.1, odd.2), label, t, 2.0 * (m * n * k) as f64, Some(ceiling), Some((num / den.max(f64::MIN_POSITIVE)).sqrt()), bf16::tol());
                 if hopper(ctx) && whole_tiles() && pad == 64 && variant == GemmVariant::Auto {
                     let whole = gp.split_k(1);
-                    in_turn(ctx, "bf16→bf16", &format!("{}×{}×{}, A/B/C rows padded to 128 B", odd.0, odd.1, odd.2), 2.0 * (m * n * k) as f64, |w| {
-                        if w {
-                            whole.run(ctx, &da, &db, &mut dc)
-                        } else {
-                            gp.run(ctx, &da, &db, &mut dc)
-                        }
-                    })?;
+                    let shape = format!("{}×{}×{}, A/B/C rows padded to 128 B", odd.0, odd.1, odd.2);
+                    in_turn(ctx, "bf16→bf16", &shape, 2.0 * (m * n * k) as f64, |w| (if w { &whole } else { &gp }).run(ctx, &da, &db, &mut dc))?;
                 }
             }
         }
