@@ -48,7 +48,7 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<Case>) {
         for k in tile.kernels().filter(|k| k.config().input == I::KIND && k.config().output == O::KIND) {
             let c = k.config();
             for (ta, tb, o) in ORIENTATIONS {
-                if tf32 || (ta, tb) == (c.ta, c.tb) {
+                if tf32 || (ta, tb) == c.problem_orientation() {
                     orientation_cases::<I, O>(v, &tag, tile, (ta, tb, o), tf32);
                 }
             }

@@ -18,7 +18,8 @@ use crate::launch::TensorMaps;
 use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
 
 /// A wgmma tile configuration (sm_90a: Hopper GPUs): the block tile the
-/// kernel computes, `128 × 256` or `128 × 128`, `k` tiles of 64.
+/// kernel computes, `128 × 256`, `128 × 128`, or `64 × 128` of `C`
+/// computed as its transpose, `k` tiles of 64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum WgmmaTile {
@@ -35,11 +36,21 @@ pub enum WgmmaTile {
     /// (BENCHMARKS.md, "Ping-pong consumers, tried"): `Auto` does not pick
     /// it; a forced variant.
     P128x128,
+    /// Swapped tiles for products of few rows (decode: `m` ≤ 64, large `n`
+    /// and `k`), 8 stages: the kernel computes `Cᵀ = Bᵀ·Aᵀ` in `128 × 64`
+    /// tiles, 128 columns of `C` by its first 64 rows, and stores each value
+    /// transposed. A `128 × 128` tile of such a product computes 128 rows of
+    /// which at most 64 are `C`'s, and its stages hold `A`'s zero-filled rows;
+    /// this one spends half the tensor-core time per byte of `B` and keeps
+    /// more of `B` in flight. Every orientation of the 16-bit types except
+    /// f16 → f32 reading the user's operands row-major (bf16 → bf16 also
+    /// `B` stored transposed), and tf32.
+    S64x128,
 }
 
 impl WgmmaTile {
     /// Every tile.
-    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128];
+    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128, WgmmaTile::S64x128];
 
     /// The tile's name.
     pub fn name(self) -> &'static str {
@@ -47,6 +58,7 @@ impl WgmmaTile {
             WgmmaTile::B128x256 => "wgmma_128x256",
             WgmmaTile::B128x128 => "wgmma_128x128",
             WgmmaTile::P128x128 => "wgmma_pp_128x128",
+            WgmmaTile::S64x128 => "wgmma_swap_64x128",
         }
     }
 
@@ -55,7 +67,13 @@ impl WgmmaTile {
         match self {
             WgmmaTile::B128x256 => 256,
             WgmmaTile::B128x128 | WgmmaTile::P128x128 => 128,
+            WgmmaTile::S64x128 => 64,
         }
+    }
+
+    /// Whether the tile's kernels swap the operands.
+    fn swapped(self) -> bool {
+        self == WgmmaTile::S64x128
     }
 
     /// Whether the tile's consumers ping-pong.
@@ -65,7 +83,7 @@ impl WgmmaTile {
 
     /// Whether kernel configuration `c` is this tile.
     pub fn matches(self, c: &WgmmaTiling) -> bool {
-        c.bn == self.bn() && c.pingpong == self.pingpong()
+        c.bn == self.bn() && c.pingpong == self.pingpong() && c.swapped == self.swapped()
     }
 
     /// The kernels of this tile.
@@ -79,7 +97,12 @@ impl WgmmaTile {
     /// is persistent; [`waves`]) and a `128 × 256` tile, twice the work of a `128 ×
     /// 128` one, runs [`WIDE_TILE_SPEEDUP`] times its throughput; `None`
     /// when neither tile has a kernel for the types and orientation.
+    /// A product of at most [`SWAP_ROWS`] rows takes the swapped tile
+    /// ([`WgmmaTile::S64x128`]) where it has a kernel.
     pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize) -> Option<WgmmaTile> {
+        if p.g.m as usize <= SWAP_ROWS && kernel_for(WgmmaTile::S64x128, input, output, transposes).is_ok() {
+            return Some(WgmmaTile::S64x128);
+        }
         let ktiles = (p.g.k as usize).div_ceil(k::gemm::wgmma::index::bk(k::gemm::mma::input_bytes(input)));
         let waves = |t: WgmmaTile| waves(p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch, ktiles, sms.max(1));
         let wide = waves(WgmmaTile::B128x256) * 2.0 / WIDE_TILE_SPEEDUP;
@@ -92,6 +115,10 @@ impl WgmmaTile {
     }
 }
 
+/// The most rows of `C` `Auto` computes in swapped tiles: the swapped
+/// tile's columns, so that one tile covers every row.
+pub const SWAP_ROWS: usize = 64;
+
 /// How much faster a `128 × 256` tile computes than a `128 × 128` one when
 /// both fill the GPU (fewer operand bytes per flop): the ratio of their
 /// throughputs at 4096³, 8192³ and 4096 × 14336 × 4096 (1.19–1.31 on the
@@ -103,7 +130,7 @@ pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
 pub(super) fn kernel_for(t: WgmmaTile, input: usize, output: usize, (ta, tb): (bool, bool)) -> Result<WgmmaKernel> {
     let found = t.kernels().find(|k| {
         let c = k.config();
-        (c.input, c.output, c.ta, c.tb) == (input, output, ta, tb)
+        (c.input, c.output, c.problem_orientation()) == (input, output, (ta, tb))
     });
     found.ok_or_else(|| no_kernel(t.name(), input, output, (ta, tb), t.kernels().map(|k| k.name())))
 }
@@ -285,9 +312,13 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let config = kernel.config();
     let g = p.g;
     let (m, n, kk) = (g.m as usize, g.n as usize, g.k as usize);
+    // The kernel's problem: `C = A·B`, or swapped `Cᵀ = Bᵀ·Aᵀ` (its `A`
+    // the user's `B`, its `m` the user's `n`).
+    let sw = config.swapped;
+    let (km, kn) = if sw { (n, m) } else { (m, n) };
     // The kernel's producer counts its work units (tiles × parts of `k`)
     // in 32 bits.
-    let most_units = m.div_ceil(config.bm()).saturating_mul(n.div_ceil(config.bn)).saturating_mul(p.batch).saturating_mul(MAX_SPLITS);
+    let most_units = km.div_ceil(config.bm()).saturating_mul(kn.div_ceil(config.bn)).saturating_mul(p.batch).saturating_mul(MAX_SPLITS);
     if most_units > u32::MAX as usize {
         return Err(Error::BadArgument { arg: "c", detail: format!("{m} × {n} × {} batch: more block tiles than the wgmma kernels count", p.batch) });
     }
@@ -299,12 +330,14 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb, tf32)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+    // The kernel's operands (named for the errors by the user's).
+    let [(a, sa, arg_a), (b, sb, arg_b)] = if sw { [(b, sb, "b"), (a, sa, "a")] } else { [(a, sa, "a"), (b, sb, "b")] };
     let matrices = |s: &Stored| if p.batch > 1 && s.stride != 0 { p.batch } else { 1 };
     let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box() };
     let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box() };
-    let ab = [tensor_map(ctx, a, &map_a, "a")?, tensor_map(ctx, b, &map_b, "b")?];
+    let ab = [tensor_map(ctx, a, &map_a, arg_a)?, tensor_map(ctx, b, &map_b, arg_b)?];
     let params = WgmmaParams {
-        g: GemmParams { lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
+        g: GemmParams { m: km as u32, n: kn as u32, lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
         batch: p.batch as u32,
         a_batched: (map_a.matrices > 1) as u32,
         b_batched: (map_b.matrices > 1) as u32,
@@ -324,7 +357,8 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
     // Ping-pong tiles do not split (their consumers take whole tiles).
     let split = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
-    let c_map = store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])?;
+    // Swapped tiles store element by element, without `C`'s map.
+    let c_map = if sw { None } else { store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])? };
     if split.parts == 1 {
         let (maps, store) = upload_maps(ctx, &ab, c_map, 0)?;
         let params = WgmmaParams { store_map: store, ..params };
@@ -581,7 +615,7 @@ mod tests {
             assert!(c.validate(), "{k:?}");
             let tiles: Vec<WgmmaTile> = WgmmaTile::ALL.iter().copied().filter(|t| t.matches(&c)).collect();
             assert_eq!(tiles.len(), 1, "{k:?} is tile {tiles:?}");
-            assert_eq!(kernel_for(tiles[0], c.input, c.output, (c.ta, c.tb)).ok(), Some(*k));
+            assert_eq!(kernel_for(tiles[0], c.input, c.output, c.problem_orientation()).ok(), Some(*k));
         }
         // bf16 → bf16 has every orientation on the large tile.
         for t in [(false, false), (true, false), (false, true), (true, true)] {

@@ -324,6 +324,8 @@ wgmma_tf32_api! {
     wgmma_m64n256k8_tf32, 256;
     /// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32`.
     wgmma_m64n128k8_tf32, 128;
+    /// `wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32`.
+    wgmma_m64n64k8_tf32, 64;
 }
 
 wgmma_api! {
@@ -335,4 +337,8 @@ wgmma_api! {
     wgmma_m64n256k16_f16, 256;
     /// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`.
     wgmma_m64n128k16_f16, 128;
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`.
+    wgmma_m64n64k16_bf16, 64;
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16`.
+    wgmma_m64n64k16_f16, 64;
 }

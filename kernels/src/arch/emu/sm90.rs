@@ -564,6 +564,8 @@ wgmma_entry! {
     wgmma_m64n128k16_bf16, 128, Ty::Bf16;
     wgmma_m64n256k16_f16, 256, Ty::F16;
     wgmma_m64n128k16_f16, 128, Ty::F16;
+    wgmma_m64n64k16_bf16, 64, Ty::Bf16;
+    wgmma_m64n64k16_f16, 64, Ty::F16;
 }
 
 pub(crate) unsafe fn wgmma_m64n256k8_tf32(acc: &mut [u32; 128], desc_a: u64, desc_b: u64, scale_d: bool) {
@@ -571,5 +573,9 @@ pub(crate) unsafe fn wgmma_m64n256k8_tf32(acc: &mut [u32; 128], desc_a: u64, des
 }
 
 pub(crate) unsafe fn wgmma_m64n128k8_tf32(acc: &mut [u32; 64], desc_a: u64, desc_b: u64, scale_d: bool) {
+    wgmma(Ty::Tf32, false, false, acc, desc_a, desc_b, scale_d)
+}
+
+pub(crate) unsafe fn wgmma_m64n64k8_tf32(acc: &mut [u32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
     wgmma(Ty::Tf32, false, false, acc, desc_a, desc_b, scale_d)
 }

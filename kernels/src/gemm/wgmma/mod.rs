@@ -49,6 +49,17 @@
 //!   no reduction pass. The same units spread a last round of few tiles
 //!   over the grid ([`WgmmaParams::whole`]): the full rounds' tiles run
 //!   whole, the last round's tiles in parts, one per block.
+//! * **Swapped tiles** ([`WgmmaTiling::swapped`], products of few rows:
+//!   decode). A `128 × 128` tile of a product of `m` ≤ 64 rows spends the
+//!   tensor cores on 128 rows, at least half of them TMA's zero fill, and
+//!   its stages hold as many bytes of those rows as of `B`. The swapped
+//!   kernels compute `Cᵀ = Bᵀ·Aᵀ` in `128 × 64` tiles — the user's `B` as
+//!   the kernel's `A` (128 columns of `C`, 64 per consumer), the user's `A`
+//!   as its `B` (64 rows of `C`, one `m64n64` `wgmma` per k-step) — so a
+//!   stage of `B` costs half the tensor-core time and a third less shared
+//!   memory, and the ring holds 8 stages. Each result goes to `C` at its
+//!   transposed place (`epilogue_swapped`); the split-K and the walk are
+//!   the other kernels'.
 //! * **Epilogue through TMA stores** (`epilogue_tma`): `α·acc + β·C +
 //!   bias[col]`, then the activation, written from the accumulator
 //!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
@@ -74,7 +85,8 @@ use super::GemmParams;
 use crate::arch::sm90::{
     bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
-    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_wait_group, wgmma_wait_group2, TensorMap,
+    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_m64n64k16_bf16, wgmma_m64n64k16_f16, wgmma_m64n64k8_tf32,
+    wgmma_wait_group, wgmma_wait_group2, TensorMap,
 };
 use crate::arch::simd::f32x2;
 use crate::arch::{
@@ -158,6 +170,14 @@ pub struct WgmmaTiling {
     /// that a consumer's accumulators are as many as a `128 × 256` tile's
     /// half).
     pub pingpong: bool,
+    /// Swapped operands (`bn` = 64): the kernel computes `Cᵀ = op(B)ᵀ ·
+    /// op(A)ᵀ`, its `A` being the user's `B` and its `B` the user's `A`, and
+    /// stores each value at its transposed place in `C` ([`epilogue_swapped`]).
+    /// For products of few rows (decode): `C`'s up to 64 rows are the `64`
+    /// columns of a tile whose 128 rows run over `C`'s columns, so a stage
+    /// of `B` costs half the tensor-core work of a `128 × 128` tile (whose
+    /// rows past `m` are zeros) and the ring holds more stages of it.
+    pub swapped: bool,
 }
 
 impl WgmmaTiling {
@@ -207,6 +227,12 @@ impl WgmmaTiling {
     pub const fn config(&self, blocks: u32) -> LaunchConfig {
         LaunchConfig { grid: [blocks, 1, 1], block: [THREADS as u32, 1, 1], shared_bytes: self.plan().shared_bytes() as u32 }
     }
+    /// The orientation `(ta, tb)` of the user's operands this kernel reads:
+    /// its own, or for a swapped kernel (its `A` the user's `B` stored
+    /// transposed, its `B` the user's `A`) `(!tb, !ta)`.
+    pub const fn problem_orientation(&self) -> (bool, bool) {
+        if self.swapped { (!self.tb, !self.ta) } else { (self.ta, self.tb) }
+    }
     /// Whether the engine supports the configuration.
     pub const fn validate(&self) -> bool {
         let kinds = match self.input {
@@ -217,13 +243,21 @@ impl WgmmaTiling {
             F32 => self.output == F32 && !self.ta && self.tb,
             _ => false,
         };
-        let tile = if self.pingpong { self.bn == 128 } else { self.bn == 128 || self.bn == 256 };
-        kinds && tile && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
+        let tile = match (self.pingpong, self.swapped) {
+            (true, false) => self.bn == 128,
+            (false, false) => self.bn == 128 || self.bn == 256,
+            (false, true) => self.bn == 64,
+            (true, true) => false,
+        };
+        // The TMA-store epilogue alternates two buffers chunk by chunk
+        // across tiles: an even number of chunks per consumer tile.
+        let chunks = 2 * self.acc_regs() / epi_cols(super::mma::input_bytes(self.output));
+        kinds && tile && (self.swapped || chunks % 2 == 0) && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
     }
 }
 
 /// One `wgmma` of the engine's shape (`64 × BN × 16`; `× 8` for tf32) and
-/// input type into `acc` (`BN / 2` registers).
+/// input type into `acc` (`BN / 2` registers: 128, 64 or 32).
 #[inline(always)]
 unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mut [u32; R], da: u64, db: u64, accumulate: bool) {
     // SAFETY (casts): `R` is the array's length; each arm runs only for
@@ -236,12 +270,18 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
             (F16_KIND, 64) => wgmma_m64n128k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
             (F32, 128) => wgmma_m64n256k8_tf32(&mut *(acc as *mut [u32; R] as *mut [u32; 128]), da, db, accumulate),
             (F32, 64) => wgmma_m64n128k8_tf32(&mut *(acc as *mut [u32; R] as *mut [u32; 64]), da, db, accumulate),
+            (BF16, 32) => wgmma_m64n64k16_bf16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 32]), da, db, accumulate),
+            (F16_KIND, 32) => wgmma_m64n64k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 32]), da, db, accumulate),
+            (F32, 32) => wgmma_m64n64k8_tf32(&mut *(acc as *mut [u32; R] as *mut [u32; 32]), da, db, accumulate),
             _ => {}
         }
     }
 }
 
-/// The engine (see the module docs). `B_MN` is `!TB` (`B` read n-major).
+/// The engine (see the module docs). `B_MN` is `!TB` (`B` read n-major);
+/// `SW`: swapped operands ([`WgmmaTiling::swapped`]; `p.g` is then the
+/// kernel's problem, `m` and `n` the user's `n` and `m`, and `C`, its
+/// `ldc`, `stride_c` and `bias` the user's).
 ///
 /// # Safety
 /// The launcher built `maps[MAP_A]` and `maps[MAP_B]` for the operands
@@ -253,15 +293,15 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
 /// f32 and `maps` one zero `u32` counter per split tile behind its three
 /// map slots.
 #[inline(always)]
-pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const R: usize>(
+pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const SW: bool, const R: usize>(
     p: WgmmaParams,
     maps: Global<TensorMap>,
     c: Global<O>,
     bias: Global<f32>,
     work: Global<f32>,
 ) {
-    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP };
-    const { assert!(R == WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP }.acc_regs(), "R is the configuration's accumulators") };
+    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP, swapped: SW };
+    const { assert!(R == WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP, swapped: SW }.acc_regs(), "R is the configuration's accumulators") };
     let plan = cfg.plan();
     let (a_mn, b_mn) = (cfg.a_mn_major(), cfg.b_mn_major());
     let t = thread_idx_x() as usize;
@@ -354,7 +394,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let mut acc = [0u32; R];
             let (mut lo, mut hi) = ([0u32; HALF], [0u32; HALF]);
             const { assert!(!PP || (BN == 128 && R == 2 * HALF), "ping-pong halves are 64 × 128") };
-            let tma = p.store_map != 0;
+            // A swapped tile stores element by element (the launcher
+            // passes no map of `C`).
+            let tma = !SW && p.store_map != 0;
             let mut it = 0usize;
             // Units in 32 bits, as in the producer.
             let units = units as u32;
@@ -386,7 +428,10 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 // column each of 256 threads), or this one alone.
                 let (bias_bar, bias_threads, col) =
                     if PP { (epi_barrier(g), WARPGROUP, tw) } else { (BIAS_BARRIER, CONSUMERS as u32 * WARPGROUP, g * WARPGROUP as usize + tw) };
-                if p.has_bias != 0 {
+                // A swapped tile's bias runs along its rows: its epilogue
+                // reads it from global memory.
+                let bias_copy = p.has_bias != 0 && !SW;
+                if bias_copy {
                     // The tile's bias into shared memory while the k-loop
                     // runs (read from global memory in the epilogue, its
                     // loads' latency stood between the tensor cores' tiles).
@@ -457,7 +502,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     acc = [0; R];
                     (lo, hi) = ([0; HALF], [0; HALF]);
                 }
-                if p.has_bias != 0 {
+                if bias_copy {
                     cp_async_wait_group(0);
                     sync_named(bias_bar, bias_threads);
                 }
@@ -466,11 +511,11 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     let unit_of = (tile - whole, part, parts);
                     // SAFETY: the launcher sized `work` and the counters
                     // for the split (see `body`).
-                    if !split_k_arrive::<BN, R>(&p, maps, work, &acc, unit_of, m0, g, tw, plan) {
+                    if !split_k_arrive::<BN, R>(&p, maps, work, &acc, unit_of, (m0, n0), g, tw, plan) {
                         unit = unit.saturating_add(grid_dim_x());
                         continue;
                     }
-                    split_k_sum::<BN, R>(&p, work, &mut acc, (unit_of.0, parts), m0, g, tw);
+                    split_k_sum::<BN, R>(&p, work, &mut acc, (unit_of.0, parts), (m0, n0), g, tw);
                 }
                 let bias_sh = bias_tile(plan, g);
                 let base = z * p.stride_c as usize;
@@ -485,6 +530,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         epilogue::<O, HALF>(&p, c, bias_sh, &lo, base, (m0, n0), tw);
                         epilogue::<O, HALF>(&p, c, bias_sh, &hi, base, (m0 + WGMMA_M as usize, n0), tw);
                     }
+                } else if SW {
+                    epilogue_swapped::<O, R>(&p, c, bias, &acc, base, (m0 + 64 * g, n0), tw);
                 } else {
                     let origin = (m0 + 64 * g, n0);
                     if tma {
@@ -532,7 +579,9 @@ fn plan_slot<T>(off: usize) -> Shared<T> {
 }
 
 /// Split-K, one unit (`(tile, part, splits)`) of a tile: stores this
-/// consumer's partial sums of the rows inside `C` to `work`
+/// consumer's partial sums inside `C` (rows, and pairs of columns that
+/// start inside: a swapped decode tile has 64 columns where `C` has a few
+/// rows) to `work`
 /// ([`index::part_at`]), publishes them (each thread's
 /// `fence.acq_rel.gpu`, then a barrier of both consumers) and adds one to
 /// the tile's arrival counter (`maps` past its three map slots), the old
@@ -551,20 +600,20 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
     work: Global<f32>,
     acc: &[u32; R],
     (tile, part, splits): (usize, usize, usize),
-    m0: usize,
+    (m0, n0): (usize, usize),
     g: usize,
     tw: usize,
     plan: SmemPlan,
 ) -> bool {
-    // Rows of the block tile inside `C` (at least one).
-    let rows = p.g.m as usize - m0;
+    // Rows and columns of the block tile inside `C` (at least one each).
+    let (rows, cols) = (p.g.m as usize - m0, p.g.n as usize - n0);
     macro_rules! groups {
         ($($g:literal)*) => {$(
             if $g < R {
                 for pair in 0..8 {
                     let reg = $g + 2 * pair;
                     let (row, col) = unit_fragment(g, tw, reg);
-                    if row < rows {
+                    if row < rows && col < cols {
                         let v = f32x2::from_array([f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])]);
                         // SAFETY: inside the unit's tile of the workspace;
                         // an even column, 8-byte aligned.
@@ -604,8 +653,8 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
 /// too, stored by [`split_k_arrive`]: the accumulators are only written
 /// here, which leaves ptxas the registers of a `128 × 256` tile). The order
 /// does not depend on which unit arrived last, so neither does the result.
-/// Rows outside `C` are read at the last row inside (the epilogue does not
-/// store them).
+/// Rows outside `C` are read at the last row inside, pairs of columns
+/// outside at the last pair stored (the epilogue does not store them).
 ///
 /// The loop runs over the parts with every register group inside it: a
 /// part's loads are independent of one another and sit in one loop body,
@@ -621,18 +670,20 @@ unsafe fn split_k_sum<const BN: usize, const R: usize>(
     work: Global<f32>,
     acc: &mut [u32; R],
     (tile, splits): (usize, usize),
-    m0: usize,
+    (m0, n0): (usize, usize),
     g: usize,
     tw: usize,
 ) {
-    let rows = p.g.m as usize - m0;
+    // The last row inside `C`, and the last (even) column of a pair stored.
+    let last_row = p.g.m as usize - m0 - 1;
+    let last_pair = (p.g.n as usize - n0 - 1) & !1;
     for s in 0..splits {
         macro_rules! groups {
             ($($g:literal)*) => {$(
                 if $g < R {
                     let at = |pair: usize| {
                         let (row, col) = unit_fragment(g, tw, $g + 2 * pair);
-                        part_at(tile, s, splits, BN, row.min(rows - 1), col)
+                        part_at(tile, s, splits, BN, row.min(last_row), col.min(last_pair))
                     };
                     // SAFETY: inside part `s`'s tile, 8-byte aligned.
                     let v: [[f32; 2]; 8] = core::array::from_fn(|pair| unsafe { work.read_vec::<f32x2>(at(pair)) }.to_array());
@@ -687,7 +738,10 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
     let bufs: [u32; EPI_BUFFERS] = core::array::from_fn(|b| sh_base + plan.epi(g, b) as u32);
     // Registers per chunk (two per pair of columns); a multiple of 16.
     let per_chunk = epi_cols(O::BYTES) / 2;
-    const { assert!(EPI_BUFFERS == 2 && (2 * R / epi_cols(O::BYTES)) % 2 == 0, "chunk q goes to buffer q % 2 across tiles") };
+    // Chunk `q` goes to buffer `q % 2` across tiles: an even number of
+    // chunks per tile ([`WgmmaTiling::validate`]; swapped tiles, whose one
+    // chunk would break it, never store through TMA but instantiate this).
+    const { assert!(EPI_BUFFERS == 2, "two buffers alternate") };
     macro_rules! groups {
         ($($g:literal)*) => {$(
             if $g < R {
@@ -932,6 +986,60 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
     }
 }
 
+/// One consumer thread's accumulators of a swapped tile
+/// ([`WgmmaTiling::swapped`]) to `C`: the kernel's row `j` is `C`'s column,
+/// its column `i` `C`'s row, so `act(α·acc + β·C + bias[j])` goes to
+/// `C[i][j]`, one element per store (two adjacent accumulators are two rows
+/// of `C`). A product of a few rows writes little next to the `B` it
+/// reads: no TMA store or staging through shared memory.
+///
+/// In groups of 16 registers (each read by a constant index, as in
+/// [`epilogue_groups`]), every read of a group (`C` for β, the bias) before
+/// its first store, at positions clamped into `C`.
+#[inline(always)]
+unsafe fn epilogue_swapped<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Global<f32>, acc: &[u32; R], base: usize, (r0, c0): (usize, usize), tw: usize) {
+    // The kernel's `m` runs over `C`'s columns, its `n` over `C`'s rows.
+    let (cols, rows, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
+    macro_rules! groups {
+        ($($g:literal)*) => {$(
+            if $g < R {
+                // `(row, column)` of `C` of register `$g + i`.
+                let at = |i: usize| {
+                    let (dr, dc) = d_fragment(tw as u32, ($g + i) as u32);
+                    (c0 + dc as usize, r0 + dr as usize)
+                };
+                let mut v: [f32; 16] = core::array::from_fn(|i| p.g.alpha * f32::from_bits(acc[$g + i]));
+                if p.g.beta != 0.0 {
+                    let old: [f32; 16] = core::array::from_fn(|i| {
+                        let (row, col) = at(i);
+                        // SAFETY: clamped into `C`.
+                        unsafe { c.read(base + row.min(rows - 1) * ldc + col.min(cols - 1)) }.to_f32()
+                    });
+                    v = core::array::from_fn(|i| fma(p.g.beta, old[i], v[i]));
+                }
+                if p.has_bias != 0 {
+                    // SAFETY: clamped into the `n` elements the launcher
+                    // checked `bias` holds.
+                    let b: [f32; 16] = core::array::from_fn(|i| unsafe { bias.read(at(i).1.min(cols - 1)) });
+                    v = core::array::from_fn(|i| v[i] + b[i]);
+                }
+                if p.activation != ACT_NONE {
+                    v = activate_all::<O, 16>(p.activation, v);
+                }
+                for (i, x) in v.iter().enumerate() {
+                    let (row, col) = at(i);
+                    if row < rows && col < cols {
+                        // SAFETY: inside `C` (the launcher checked it holds
+                        // every element of every matrix).
+                        unsafe { c.write(base + row * ldc + col, O::one(*x)) };
+                    }
+                }
+            }
+        )*};
+    }
+    groups!(0 16 32 48 64 80 96 112);
+}
+
 /// Defines a named kernel running [`body`] with the [`WgmmaTiling`]
 /// constant `$cfg` (checked by a `const` assertion).
 #[allow(unused_macros)]
@@ -949,7 +1057,7 @@ macro_rules! wgmma_kernel {
                 const _: () = assert!($cfg.validate(), "invalid wgmma configuration");
                 $crate::gemm::wgmma::body::<
                     <$crate::gemm::mma::Dt<{ $cfg.input }> as $crate::gemm::mma::Elem>::T, _,
-                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.pingpong }, { $cfg.acc_regs() },
+                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.pingpong }, { $cfg.swapped }, { $cfg.acc_regs() },
                 >(p, maps, c, bias, work)
             }
         }
@@ -957,7 +1065,11 @@ macro_rules! wgmma_kernel {
 }
 
 const fn cfg(bn: usize, stages: usize, input: usize, output: usize, ta: bool, tb: bool) -> WgmmaTiling {
-    WgmmaTiling { bn, stages, input, output, ta, tb, pingpong: false }
+    WgmmaTiling { bn, stages, input, output, ta, tb, pingpong: false, swapped: false }
+}
+
+const fn swapped(bn: usize, stages: usize, input: usize, output: usize, ta: bool, tb: bool) -> WgmmaTiling {
+    WgmmaTiling { swapped: true, ..cfg(bn, stages, input, output, ta, tb) }
 }
 
 const fn pingpong(c: WgmmaTiling) -> WgmmaTiling {
@@ -999,6 +1111,20 @@ pub const WG_BF16_BF16_NT_PP128: WgmmaTiling = pingpong(WG_BF16_BF16_NT_128X128)
 pub const WG_BF16_F32_NN_PP128: WgmmaTiling = pingpong(WG_BF16_F32_NN_128X128);
 /// f16 → f16 ping-pong, row-major.
 pub const WG_F16_F16_NN_PP128: WgmmaTiling = pingpong(WG_F16_F16_NN_128X128);
+/// bf16 → bf16 swapped `128 × 64 × 64` tiles (`C`'s `64 × 128`,
+/// [`WgmmaTiling::swapped`]), 8 stages, the user's operands row-major (the
+/// swapped kernels are named for the user's orientation: here both kernel
+/// operands are read transposed).
+pub const WG_BF16_BF16_NN_SW64: WgmmaTiling = swapped(64, 8, BF16, BF16, true, true);
+/// bf16 → bf16 swapped, the kernel's `A` k-major: the user's `B` stored
+/// transposed (`n × k`, the weights of a linear layer).
+pub const WG_BF16_BF16_NT_SW64: WgmmaTiling = swapped(64, 8, BF16, BF16, false, true);
+/// bf16 → f32 swapped, the user's operands row-major.
+pub const WG_BF16_F32_NN_SW64: WgmmaTiling = swapped(64, 8, BF16, F32, true, true);
+/// f16 → f16 swapped, the user's operands row-major.
+pub const WG_F16_F16_NN_SW64: WgmmaTiling = swapped(64, 8, F16_KIND, F16_KIND, true, true);
+/// tf32 → f32 swapped (the host stages both operands k-major).
+pub const WG_TF32_F32_NT_SW64: WgmmaTiling = swapped(64, 8, F32, F32, false, true);
 
 /// The wgmma kernels, one row each (see [`crate::variants`]). They are
 /// compiled into the sm_90a PTX module only (`ferrotile_sm90a`), and on
@@ -1047,6 +1173,16 @@ macro_rules! wgmma_table {
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnPp128 => gemm_wgmma_bf16_f32_nn_pp128_s6 = wgmma_kernel!(WG_BF16_F32_NN_PP128), bounds 1;
         /// f16 → f16, ping-pong 128 × 128, row-major.
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnPp128 => gemm_wgmma_f16_f16_nn_pp128_s6 = wgmma_kernel!(WG_F16_F16_NN_PP128), bounds 1;
+        /// bf16 → bf16, swapped 128 × 64 tiles (`C`'s 64 × 128: products of few rows), 8 stages, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnSw64 => gemm_wgmma_bf16_bf16_nn_sw64_s8 = wgmma_kernel!(WG_BF16_BF16_NN_SW64), bounds 1;
+        /// bf16 → bf16, swapped 128 × 64, the user's `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NtSw64 => gemm_wgmma_bf16_bf16_nt_sw64_s8 = wgmma_kernel!(WG_BF16_BF16_NT_SW64), bounds 1;
+        /// bf16 → f32, swapped 128 × 64, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnSw64 => gemm_wgmma_bf16_f32_nn_sw64_s8 = wgmma_kernel!(WG_BF16_F32_NN_SW64), bounds 1;
+        /// f16 → f16, swapped 128 × 64, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnSw64 => gemm_wgmma_f16_f16_nn_sw64_s8 = wgmma_kernel!(WG_F16_F16_NN_SW64), bounds 1;
+        /// tf32 → f32, swapped 128 × 64 (operands staged k-major).
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32NtSw64 => gemm_wgmma_tf32_f32_nt_sw64_s8 = wgmma_kernel!(WG_TF32_F32_NT_SW64), bounds 1;
     } };
 }
 
