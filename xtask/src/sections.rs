@@ -299,10 +299,10 @@ const TMA26: &str = "2026-11-26-h100-tma-store";
 /// The H200 with a last round of few tiles split in parts (the whole
 /// gemm_tc bench, two calls of one build on one machine).
 const H200TS28: &str = "2026-11-28-h200-tail-split";
-/// Split-K inside the wgmma kernel (the last part of a tile sums the
-/// others): decode, one call and ten back to back (round 2 of
-/// docs/benchmarks/2026-11-27-h100-splitk-inkernel/).
-const SPLITK27: &str = "2026-11-27-h100-splitk";
+/// Swapped `128 × 64` tiles for products of few rows (Auto's decode tile
+/// from 2026-11-28): the committed build's decode rows, one call of
+/// docs/benchmarks/2026-11-28-h100-swap-decode/run2-queue-vs-static/ (two shapes).
+const SWAP28: &str = "2026-11-28-h100-swap-decode";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -345,13 +345,20 @@ macro_rules! tc_row {
     };
 }
 
+/// The decode shapes' label when a run measured all four.
+const DECODE_LABEL: &str = "1×8192², 16×8192², 64×14336×4096, 64×8192²";
+
 /// A tensor-core table's decode row: GB/s against a device copy of B,
-/// Auto (with `$auto_note`), wgmma 128x256, mma.sync and cuBLAS.
+/// Auto (with `$auto_note`), wgmma 128x256, mma.sync and cuBLAS; `$label`
+/// names the shapes the runs measured.
 macro_rules! tc_decode_row {
     ($runs:expr, $auto_note:literal) => {
+        tc_decode_row!($runs, $auto_note, DECODE_LABEL)
+    };
+    ($runs:expr, $auto_note:literal, $label:expr) => {
         &[
             Cell::T("bf16 decode, % of a copy of B (HBM)"),
-            Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
+            Cell::T($label),
             Cell::Cat(&[Cell::Pct(Sel { family: "gemm_tc_decode", kernels: AUTO, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }), Cell::T($auto_note)]),
             Cell::Pct(Sel { family: "gemm_tc_decode", kernels: WG256, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
             Cell::Pct(Sel { family: "gemm_tc_decode", kernels: MMA, shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
@@ -364,9 +371,12 @@ macro_rules! tc_decode_row {
 /// enqueuing the next call while the GPU runs the last): Auto and cuBLAS.
 macro_rules! tc_decode_b2b_row {
     ($runs:expr) => {
+        tc_decode_b2b_row!($runs, DECODE_LABEL)
+    };
+    ($runs:expr, $label:expr) => {
         &[
             Cell::T("bf16 decode, ten calls back to back, % of a copy of B"),
-            Cell::T("1×8192², 16×8192², 64×14336×4096, 64×8192²"),
+            Cell::T($label),
             Cell::Pct(Sel { family: "gemm_tc_decode", kernels: &["auto, 10 calls back to back"], shapes: DECODE, dtype: "bf16→bf16", runs: $runs }),
             Cell::T(""),
             Cell::T(""),
@@ -488,8 +498,8 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[TMA26]),
             tc_row!("bf16→bf16, batch of 64", "512³", "bf16→bf16", BATCH_512, &[TMA26]),
             tc_row!("bf16→bf16, batch of 256, `B` stored transposed", "256×1024×64", "bf16→bf16", BATCH_HEADS, &[TMA26]),
-            tc_decode_row!(&[SPLITK27], " (split-K, one launch)"),
-            tc_decode_b2b_row!(&[SPLITK27]),
+            tc_decode_row!(&[SWAP28], " (swapped 128 × 64 tiles, split-K in one launch)", "1×8192², 64×14336×4096"),
+            tc_decode_b2b_row!(&[SWAP28], "1×8192²"),
             tc_odd_row!(&[EPI26]),
             tc_row!("tf32", "8192³", "tf32", C8192, &[TMA26]),
             tc_row!("tf32", "4096³", "tf32", C4096, &[TMA26]),
@@ -501,7 +511,8 @@ pub const TABLES: &[Table] = &[
                (wgmma on Hopper, a tile per shape; tf32 operands staged rounded and k-major first, inside the time); \
                decode rows are GB/s against a device copy of B. \
                Runs: the 2026-11-26 TMA-store build (two calls of one build) but the odd-shape row (the 2026-11-26 epilogue run) \
-               and the decode rows (split-K in one launch, 2026-11-27).",
+               and the decode rows (swapped tiles, 2026-11-28; the other decode shapes and their earlier runs: \
+               BENCHMARKS.md, \"Decode: swapped tiles\" and docs/RESULTS.md).",
     },
     Table {
         name: "tensor-cores-h200",
