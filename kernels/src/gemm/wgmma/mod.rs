@@ -172,7 +172,7 @@ pub struct WgmmaTiling {
     pub pingpong: bool,
     /// Swapped operands (`bn` = 64): the kernel computes `Cᵀ = op(B)ᵀ ·
     /// op(A)ᵀ`, its `A` being the user's `B` and its `B` the user's `A`, and
-    /// stores each value at its transposed place in `C` ([`epilogue_swapped`]).
+    /// stores each value at its transposed place in `C` (`epilogue_swapped`).
     /// For products of few rows (decode): `C`'s up to 64 rows are the `64`
     /// columns of a tile whose 128 rows run over `C`'s columns, so a stage
     /// of `B` costs half the tensor-core work of a `128 × 128` tile (whose
