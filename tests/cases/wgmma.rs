@@ -166,6 +166,9 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     expect("an orientation the tile lacks", g.transpose_a(true).transpose_b(true).run(ctx, &a, &a, &mut c))?;
     let h = up(ctx, &vec![f16::from_f32(1.0); 64])?;
     expect("f16 → f16 with A transposed on 128 × 128", g.transpose_a(true).run(ctx, &h, &h, &mut c16))?;
+    let swapped = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::S64x128));
+    expect("f16 → f32 on the swapped tile", swapped.run(ctx, &h, &h, &mut c))?;
+    expect("bf16 → f32 with B transposed on the swapped tile", swapped.transpose_b(true).run(ctx, &a, &a, &mut c))?;
     if ctx.device_info().is_some_and(|i| i.compute_capability != HOPPER) {
         expect("wgmma on a GPU that is not a Hopper", g.run(ctx, &a, &a, &mut c))?;
     }

@@ -687,9 +687,15 @@ mod tests {
         assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::B128x256));
         // The batch counts: 4 × 1024² is 128 wide tiles.
         assert_eq!(pick(1024, 1024, 64, 4), Some(WgmmaTile::B128x256));
+        // At most SWAP_ROWS rows: the swapped tile; one more row: not.
+        assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S64x128));
+        assert_eq!(pick(SWAP_ROWS, 14336, 4096, 1), Some(WgmmaTile::S64x128));
+        assert_eq!(pick(SWAP_ROWS + 1, 14336, 4096, 1), Some(WgmmaTile::B128x128));
         // f16 → f32 has only a wide-tile kernel: that one, even where the
-        // narrow tile would be chosen.
+        // narrow or the swapped tile would be chosen.
         let p = crate::gemm::Gemm::new(1024, 1024, 1024).problem().unwrap();
         assert_eq!(WgmmaTile::auto(&p, F16_KIND, F32, (false, false), 132), Some(WgmmaTile::B128x256));
+        let decode = crate::gemm::Gemm::new(1, 8192, 8192).problem().unwrap();
+        assert_eq!(WgmmaTile::auto(&decode, F16_KIND, F32, (false, false), 132), Some(WgmmaTile::B128x256));
     }
 }
