@@ -146,8 +146,9 @@ pub enum GemmVariant {
     /// staged, skinny and deep products split along `k`: the table in
     /// the [module docs](self)); for bf16, f16 and tf32 on a Hopper GPU
     /// (compute capability 9.0), the wgmma tile (tf32 operands staged
-    /// rounded and k-major first); otherwise the tensor-core tile that
-    /// suits the shape (`MmaTile`).
+    /// rounded and k-major first; products of at most 64 rows computed
+    /// as `Cᵀ = Bᵀ·Aᵀ`, [`WgmmaTile::S64x128`]); otherwise the tensor-core
+    /// tile that suits the shape (`MmaTile`).
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,
