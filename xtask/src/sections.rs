@@ -303,6 +303,9 @@ const H200TS28: &str = "2026-11-28-h200-tail-split";
 /// from 2026-11-28): the committed build's decode rows, one call of
 /// docs/benchmarks/2026-11-28-h100-swap-decode/run2-queue-vs-static/ (two shapes).
 const SWAP28: &str = "2026-11-28-h100-swap-decode";
+/// The swapped tiles' decode rows on an H200 (the committed build, one
+/// call of docs/benchmarks/2026-11-28-h200-swap-decode/run1/, four shapes).
+const H200SWAP28: &str = "2026-11-28-h200-swap-decode";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -527,12 +530,14 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200TS28]),
             tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200TS28]),
             tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200TS28]),
-            tc_decode_row!(&[H200TS28], ""),
+            tc_decode_row!(&[H200SWAP28], " (swapped 128 × 64 tiles)"),
+            tc_decode_b2b_row!(&[H200SWAP28]),
             tc_odd_row!(&[H200TS28]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
-               decode rows are GB/s against a device copy of B. Every row: the build with a last round of few \
-               tiles split in parts (two calls on one machine, 2026-11-28; 4096³ ran in both).",
+               decode rows are GB/s against a device copy of B. Every row but the decode rows: the build with a last round of few \
+               tiles split in parts (two calls on one machine, 2026-11-28; 4096³ ran in both); the decode rows: the \
+               build with swapped tiles (one call, 2026-11-28).",
     },
     Table {
         name: "sgemm-ladder",
