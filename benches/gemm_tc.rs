@@ -16,7 +16,8 @@
 //!   prime) against our own nearest aligned shape;
 //! * strided-batched (attention-like) shapes;
 //! * decode shapes (m ≤ 64): memory-bound, against a device copy of the
-//!   weights in the same run (HBM bandwidth);
+//!   weights in the same run (HBM bandwidth), with `B` row-major and two
+//!   of them with `B` stored `n × k` (labelled `(Bᵀ)`);
 //! * the fused bias + GELU epilogue against the plain kernel and against
 //!   cuBLAS followed by a separate bias + GELU pass.
 //!
@@ -277,12 +278,14 @@ fn hopper(ctx: &Context) -> bool {
 /// A decode shape (small `m`): memory-bound, so against HBM bandwidth —
 /// the bytes of B (the weights) read once, against a device-to-device
 /// copy of the same bytes in the same run (which reads and writes them).
-fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)) -> Result<()> {
-    let shape = format!("{m}×{n}×{k}");
+/// `tb`: `B` stored `n × k` (a linear layer's weights as PyTorch keeps
+/// them), the shape labelled `(Bᵀ)`.
+fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize), tb: bool) -> Result<()> {
+    let shape = format!("{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" });
     if !selected(&format!("bf16→bf16 {shape} decode")) {
         return Ok(());
     }
-    let g = Gemm::new(m, n, k);
+    let g = Gemm::new(m, n, k).transpose_b(tb);
     let mut o = operands::<bf16, bf16>(ctx, &g, n, 11)?;
     let mut scratch = ctx.alloc::<bf16>(k * n)?;
     let copy = time(ctx, || scratch.copy_from_buffer(&o.db))?;
@@ -297,7 +300,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     // `calls`: how many products one call of `f` runs (the time is per product).
     let mut measure = |label: String, calls: usize, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
         f(&mut o)?;
-        let e = sampled_error(&o, (m, n, k), false, false, None)?;
+        let e = sampled_error(&o, (m, n, k), tb, false, None)?;
         let t = time(ctx, || f(&mut o))? / calls as u32;
         let gbs = bytes / t.as_secs_f64();
         let ok = e <= bf16::tol();
@@ -561,7 +564,11 @@ fn run(ctx: &Context) -> Result<()> {
     }
     // Decode (memory-bound): against HBM bandwidth.
     for s in [(1, 8192, 8192), (16, 8192, 8192), (64, 14336, 4096), (64, 8192, 8192)] {
-        decode(ctx, blas, s)?;
+        decode(ctx, blas, s, false)?;
+    }
+    // The same with `B` stored `n × k` (the weights' usual layout).
+    for s in [(1, 8192, 8192), (64, 14336, 4096)] {
+        decode(ctx, blas, s, true)?;
     }
     // The fused epilogue.
     epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4096, 4096, 4096))?;

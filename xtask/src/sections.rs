@@ -303,9 +303,10 @@ const H200TS28: &str = "2026-11-28-h200-tail-split";
 /// from 2026-11-28): the committed build's decode rows, one call of
 /// docs/benchmarks/2026-11-28-h100-swap-decode/run2-queue-vs-static/ (two shapes).
 const SWAP28: &str = "2026-11-28-h100-swap-decode";
-/// The swapped tiles' decode rows on an H200 (the committed build, one
-/// call of docs/benchmarks/2026-11-28-h200-swap-decode/run1/, four shapes).
-const H200SWAP28: &str = "2026-11-28-h200-swap-decode";
+/// The swapped tiles' decode rows on an H200: the build with 9 stages
+/// (docs/benchmarks/2026-11-28-h200-swap-decode/run2-stages/, its new
+/// bundle; run1 measured the 8-stage build).
+const H200SWAP28: &str = "2026-11-28-h200-swap-stages";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -537,7 +538,7 @@ pub const TABLES: &[Table] = &[
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. Every row but the decode rows: the build with a last round of few \
                tiles split in parts (two calls on one machine, 2026-11-28; 4096³ ran in both); the decode rows: the \
-               build with swapped tiles (one call, 2026-11-28).",
+               build with swapped tiles of 9 stages (one call, 2026-11-28).",
     },
     Table {
         name: "sgemm-ladder",

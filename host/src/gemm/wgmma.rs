@@ -37,7 +37,7 @@ pub enum WgmmaTile {
     /// it; a forced variant.
     P128x128,
     /// Swapped tiles for products of few rows (decode: `m` ≤ 64, large `n`
-    /// and `k`), 8 stages: the kernel computes `Cᵀ = Bᵀ·Aᵀ` in `128 × 64`
+    /// and `k`), 9 stages: the kernel computes `Cᵀ = Bᵀ·Aᵀ` in `128 × 64`
     /// tiles, 128 columns of `C` by its first 64 rows, and stores each value
     /// transposed. A `128 × 128` tile of such a product computes 128 rows of
     /// which at most 64 are `C`'s, and its stages hold `A`'s zero-filled rows;

@@ -73,7 +73,9 @@ pub const fn epi_at(buf: u32, row: u32, col: u32, es: u32) -> u32 {
 /// `stages` stages of the `A` tile (`BM × BK`) then the `B` tile
 /// (`BN × BK`), then the epilogue buffers ([`EPI_BUFFERS`] per consumer),
 /// then the bias of the block tile (one per consumer when ping-pong), then
-/// the `full` and `empty` mbarriers of each stage.
+/// the `full` and `empty` mbarriers of each stage. A swapped tile stores
+/// element by element and reads its bias from global memory: it has
+/// neither buffers nor bias slot, and their bytes go to the stages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmemPlan {
     /// Block tile columns.
@@ -85,6 +87,9 @@ pub struct SmemPlan {
     /// it, and each has its own tile's bias. Otherwise both consumers
     /// compute halves of every tile.
     pub pingpong: bool,
+    /// Swapped operands ([`WgmmaTiling::swapped`](super::WgmmaTiling)):
+    /// no epilogue buffers, no bias slot.
+    pub swapped: bool,
 }
 
 impl SmemPlan {
@@ -110,14 +115,25 @@ impl SmemPlan {
     pub const fn b(&self, s: usize) -> usize {
         self.a(s) + self.a_bytes()
     }
+    /// Epilogue buffers per consumer: [`EPI_BUFFERS`], none when swapped.
+    pub const fn epi_buffers(&self) -> usize {
+        if self.swapped { 0 } else { EPI_BUFFERS }
+    }
     /// Offset of epilogue buffer `b` of consumer `g`.
     #[inline(always)]
     pub const fn epi(&self, g: usize, b: usize) -> usize {
-        self.stages * self.stage_bytes() + (g * EPI_BUFFERS + b) * EPI_BYTES
+        self.stages * self.stage_bytes() + (g * self.epi_buffers() + b) * EPI_BYTES
     }
-    /// Bias slots: one per consumer when ping-pong, else one.
+    /// Bias slots: one per consumer when ping-pong, none when swapped,
+    /// else one.
     pub const fn bias_slots(&self) -> usize {
-        if self.pingpong { CONSUMERS } else { 1 }
+        if self.swapped {
+            0
+        } else if self.pingpong {
+            CONSUMERS
+        } else {
+            1
+        }
     }
     /// Offset of the block tile's bias that consumer `g` reads: `bn` f32,
     /// `bias[n0 + j]` (clamped into `C`) at `j`, copied by the consumers
@@ -423,8 +439,8 @@ mod tests {
 
     #[test]
     fn the_plan_is_aligned_and_disjoint() {
-        for (bn, stages, pingpong) in [(128usize, 6usize, false), (256, 4, false), (256, 3, false), (128, 6, true)] {
-            let p = SmemPlan { bn, stages, pingpong };
+        for (bn, stages, pingpong, swapped) in [(128usize, 6usize, false, false), (256, 4, false, false), (256, 3, false, false), (128, 6, true, false), (64, 9, false, true)] {
+            let p = SmemPlan { bn, stages, pingpong, swapped };
             for s in 0..stages {
                 assert_eq!(p.a(s) % ATOM_BYTES as usize, 0);
                 assert_eq!(p.b(s) % ATOM_BYTES as usize, 0);
@@ -440,14 +456,20 @@ mod tests {
             }
             assert_eq!(p.ticket() + 8 + ATOM_BYTES as usize, p.shared_bytes());
             for g in 0..CONSUMERS {
-                for b in 0..EPI_BUFFERS {
+                for b in 0..p.epi_buffers() {
                     assert_eq!(p.epi(g, b) % ATOM_BYTES as usize, 0);
                     assert!(p.epi(g, b) >= p.a(stages) && p.epi(g, b) + EPI_BYTES <= p.full(0));
                 }
             }
-            assert_eq!(p.epi(CONSUMERS - 1, EPI_BUFFERS - 1) + EPI_BYTES, p.bias(0));
-            let last = if pingpong { CONSUMERS - 1 } else { 0 };
-            assert_eq!(p.bias(last) + 4 * bn, p.full(0));
+            assert_eq!(p.epi(CONSUMERS, 0), p.bias(0));
+            assert_eq!(p.bias(0), p.a(stages) + CONSUMERS * p.epi_buffers() * EPI_BYTES);
+            if swapped {
+                assert_eq!((p.epi_buffers(), p.bias_slots()), (0, 0));
+                assert_eq!(p.full(0), p.a(stages), "a swapped plan is its stages and barriers");
+            } else {
+                let last = if pingpong { CONSUMERS - 1 } else { 0 };
+                assert_eq!(p.bias(last) + 4 * bn, p.full(0));
+            }
             assert!((0..CONSUMERS).all(|g| p.bias(g) % 8 == 0), "8-byte bias loads");
             assert_eq!(p.empty_arrivals(), if pingpong { 4 } else { 8 });
             assert!(p.shared_bytes() <= 227 * 1024, "{bn} {stages}: {}", p.shared_bytes());

@@ -57,7 +57,8 @@
 //!   the kernel's `A` (128 columns of `C`, 64 per consumer), the user's `A`
 //!   as its `B` (64 rows of `C`, one `m64n64` `wgmma` per k-step) — so a
 //!   stage of `B` costs half the tensor-core time and a third less shared
-//!   memory, and the ring holds 8 stages. Each result goes to `C` at its
+//!   memory, and the ring holds 9 stages (a swapped plan has no epilogue
+//!   buffers: its stores are element by element). Each result goes to `C` at its
 //!   transposed place (`epilogue_swapped`); the split-K and the walk are
 //!   the other kernels'.
 //! * **Epilogue through TMA stores** (`epilogue_tma`): `α·acc + β·C +
@@ -191,7 +192,7 @@ impl WgmmaTiling {
     }
     /// The shared-memory plan.
     pub const fn plan(&self) -> SmemPlan {
-        SmemPlan { bn: self.bn, stages: self.stages, pingpong: self.pingpong }
+        SmemPlan { bn: self.bn, stages: self.stages, pingpong: self.pingpong, swapped: self.swapped }
     }
     /// f32 accumulators per consumer thread: a consumer's share of the
     /// tile (`64 × bn`, or `128 × bn` when ping-pong) over its 128 threads.
@@ -1112,19 +1113,19 @@ pub const WG_BF16_F32_NN_PP128: WgmmaTiling = pingpong(WG_BF16_F32_NN_128X128);
 /// f16 → f16 ping-pong, row-major.
 pub const WG_F16_F16_NN_PP128: WgmmaTiling = pingpong(WG_F16_F16_NN_128X128);
 /// bf16 → bf16 swapped `128 × 64 × 64` tiles (`C`'s `64 × 128`,
-/// [`WgmmaTiling::swapped`]), 8 stages, the user's operands row-major (the
+/// [`WgmmaTiling::swapped`]), 9 stages, the user's operands row-major (the
 /// swapped kernels are named for the user's orientation: here both kernel
 /// operands are read transposed).
-pub const WG_BF16_BF16_NN_SW64: WgmmaTiling = swapped(64, 8, BF16, BF16, true, true);
+pub const WG_BF16_BF16_NN_SW64: WgmmaTiling = swapped(64, 9, BF16, BF16, true, true);
 /// bf16 → bf16 swapped, the kernel's `A` k-major: the user's `B` stored
 /// transposed (`n × k`, the weights of a linear layer).
-pub const WG_BF16_BF16_NT_SW64: WgmmaTiling = swapped(64, 8, BF16, BF16, false, true);
+pub const WG_BF16_BF16_NT_SW64: WgmmaTiling = swapped(64, 9, BF16, BF16, false, true);
 /// bf16 → f32 swapped, the user's operands row-major.
-pub const WG_BF16_F32_NN_SW64: WgmmaTiling = swapped(64, 8, BF16, F32, true, true);
+pub const WG_BF16_F32_NN_SW64: WgmmaTiling = swapped(64, 9, BF16, F32, true, true);
 /// f16 → f16 swapped, the user's operands row-major.
-pub const WG_F16_F16_NN_SW64: WgmmaTiling = swapped(64, 8, F16_KIND, F16_KIND, true, true);
+pub const WG_F16_F16_NN_SW64: WgmmaTiling = swapped(64, 9, F16_KIND, F16_KIND, true, true);
 /// tf32 → f32 swapped (the host stages both operands k-major).
-pub const WG_TF32_F32_NT_SW64: WgmmaTiling = swapped(64, 8, F32, F32, false, true);
+pub const WG_TF32_F32_NT_SW64: WgmmaTiling = swapped(64, 9, F32, F32, false, true);
 
 /// The wgmma kernels, one row each (see [`crate::variants`]). They are
 /// compiled into the sm_90a PTX module only (`ferrotile_sm90a`), and on
@@ -1173,16 +1174,16 @@ macro_rules! wgmma_table {
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnPp128 => gemm_wgmma_bf16_f32_nn_pp128_s6 = wgmma_kernel!(WG_BF16_F32_NN_PP128), bounds 1;
         /// f16 → f16, ping-pong 128 × 128, row-major.
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnPp128 => gemm_wgmma_f16_f16_nn_pp128_s6 = wgmma_kernel!(WG_F16_F16_NN_PP128), bounds 1;
-        /// bf16 → bf16, swapped 128 × 64 tiles (`C`'s 64 × 128: products of few rows), 8 stages, the user's operands row-major.
-        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnSw64 => gemm_wgmma_bf16_bf16_nn_sw64_s8 = wgmma_kernel!(WG_BF16_BF16_NN_SW64), bounds 1;
+        /// bf16 → bf16, swapped 128 × 64 tiles (`C`'s 64 × 128: products of few rows), 9 stages, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnSw64 => gemm_wgmma_bf16_bf16_nn_sw64_s9 = wgmma_kernel!(WG_BF16_BF16_NN_SW64), bounds 1;
         /// bf16 → bf16, swapped 128 × 64, the user's `B` stored transposed.
-        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NtSw64 => gemm_wgmma_bf16_bf16_nt_sw64_s8 = wgmma_kernel!(WG_BF16_BF16_NT_SW64), bounds 1;
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NtSw64 => gemm_wgmma_bf16_bf16_nt_sw64_s9 = wgmma_kernel!(WG_BF16_BF16_NT_SW64), bounds 1;
         /// bf16 → f32, swapped 128 × 64, the user's operands row-major.
-        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnSw64 => gemm_wgmma_bf16_f32_nn_sw64_s8 = wgmma_kernel!(WG_BF16_F32_NN_SW64), bounds 1;
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnSw64 => gemm_wgmma_bf16_f32_nn_sw64_s9 = wgmma_kernel!(WG_BF16_F32_NN_SW64), bounds 1;
         /// f16 → f16, swapped 128 × 64, the user's operands row-major.
-        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnSw64 => gemm_wgmma_f16_f16_nn_sw64_s8 = wgmma_kernel!(WG_F16_F16_NN_SW64), bounds 1;
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnSw64 => gemm_wgmma_f16_f16_nn_sw64_s9 = wgmma_kernel!(WG_F16_F16_NN_SW64), bounds 1;
         /// tf32 → f32, swapped 128 × 64 (operands staged k-major).
-        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32NtSw64 => gemm_wgmma_tf32_f32_nt_sw64_s8 = wgmma_kernel!(WG_TF32_F32_NT_SW64), bounds 1;
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32NtSw64 => gemm_wgmma_tf32_f32_nt_sw64_s9 = wgmma_kernel!(WG_TF32_F32_NT_SW64), bounds 1;
     } };
 }
 
