@@ -307,6 +307,9 @@ const SWAP28: &str = "2026-11-28-h100-swap-decode";
 /// (docs/benchmarks/2026-11-28-h200-swap-decode/run2-stages/, its new
 /// bundle; run1 measured the 8-stage build).
 const H200SWAP28: &str = "2026-11-28-h200-swap-stages";
+/// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
+/// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
+const H200CL28: &str = "2026-11-28-h200-classes";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -858,6 +861,101 @@ pub const TABLES: &[Table] = &[
         ],
         note: "What Auto runs per shape, radius (r) and channels (c); PyTorch and CuPy against a copy of the same bytes \
                in their own library (benches/gpu/torch_image.py).",
+    },
+    Table {
+        name: "shape-classes-h200",
+        file: "BENCHMARKS.md",
+        header: &["class", "shapes", "% of the ceiling"],
+        align: "llr",
+        rows: &[
+            &[
+                Cell::T("f32 GEMM aligned / odd (% of cuBLAS SGEMM)"),
+                Cell::T("4096³ / 1000³ / 1023×1025×1021"),
+                Cell::Cat(&[
+                    sc_in(&[H200CL28], &["4096×4096×4096 NN"]),
+                    Cell::T(" / "),
+                    sc_in(&[H200CL28], &["1000×1000×1000 NN"]),
+                    Cell::T(" / "),
+                    sc_in(&[H200CL28], &["1023×1025×1021 NN"]),
+                ]),
+            ],
+            &[
+                Cell::T("f32 GEMM, a thin remainder"),
+                Cell::T("4097³ / 2049³ / 4100³ / 6145²×2048 / 8193²×1024"),
+                sc_in(&[H200CL28], &["4097×4097×4097 NN", "2049×2049×2049 NN", "4100×4100×4100 NN", "6145×6145×2048 NN", "8193×8193×1024 NN"]),
+            ],
+            &[
+                Cell::T("f32 GEMM transposed"),
+                Cell::T("4096³ TN / NT / TT; 1000³ TN / NT / TT"),
+                Cell::Cat(&[
+                    sc_in(&[H200CL28], &["4096×4096×4096 TN", "4096×4096×4096 NT", "4096×4096×4096 TT"]),
+                    Cell::T("; "),
+                    sc_in(&[H200CL28], &["1000×1000×1000 TN", "1000×1000×1000 NT", "1000×1000×1000 TT"]),
+                ]),
+            ],
+            &[
+                Cell::T("f32 GEMM skinny / deep (split-k)"),
+                Cell::T("64×4096×4096, 4096×64×4096 / 256×256×65536"),
+                Cell::Cat(&[
+                    sc_in(&[H200CL28], &["64×4096×4096 NN", "4096×64×4096 NN"]),
+                    Cell::T(" / "),
+                    sc_in(&[H200CL28], &["256×256×65536 NN"]),
+                ]),
+            ],
+            &[
+                Cell::T("f32 GEMM medium"),
+                Cell::T("512³–2048³, 777×1031×2053, 1000×1000×4000, 1024×1024×16384, 2000×600×3000, 3000×700×900"),
+                sc_in(
+                    &[H200CL28],
+                    &[
+                        "1200×1100×1000 NN",
+                        "777×1031×2053 NN",
+                        "1000×1000×4000 NN",
+                        "1500×1500×1500 NN",
+                        "1024×1024×16384 NN",
+                        "2000×600×3000 NN",
+                        "1024×1024×1024 NN",
+                        "1536×1536×1536 NN",
+                        "3000×700×900 NN",
+                        "512×512×512 NN",
+                        "2048×2048×2048 NN",
+                    ],
+                ),
+            ],
+            &[
+                Cell::T("blur, sliding sums, gray r1 / r3; RGB r1 / r3 (% of a copy)"),
+                Cell::T("8192²"),
+                Cell::Cat(&[
+                    img(&["auto → blur_hslide_c1_r1"], &["8192x8192"], &[H200CL28]),
+                    Cell::T(" / "),
+                    img(&["auto → blur_hslide_c1_r3"], &["8192x8192"], &[H200CL28]),
+                    Cell::T("; "),
+                    img(&["auto → blur_hslide_c3_r1"], &["8192x8192"], &[H200CL28]),
+                    Cell::T(" / "),
+                    img(&["auto → blur_hslide_c3_r3"], &["8192x8192"], &[H200CL28]),
+                ]),
+            ],
+            &[
+                Cell::T("blur, window rung, r1–32, c1/3/4"),
+                Cell::T("8192² / 4093×4099"),
+                Cell::Cat(&[
+                    img(&["auto → blur_window_*"], &["8192x8192"], &[H200CL28]),
+                    Cell::T(" / "),
+                    img(&["auto → blur_window_*"], &["4093x4099"], &[H200CL28]),
+                ]),
+            ],
+            &[
+                Cell::T("grayscale `rgb_to_gray_vec16` / vector add `vec_add_vec4`"),
+                Cell::T("4093×4099 / 2²⁴+3"),
+                Cell::Cat(&[
+                    img(&["auto → rgb_to_gray_vec16"], &["4093x4099"], &[H200CL28]),
+                    Cell::T(" / "),
+                    img(&["vec_add_vec4"], &["n=16777219"], &[H200CL28]),
+                ]),
+            ],
+        ],
+        note: "H200, the committed build of 2026-11-28, one call: Auto against cuBLAS SGEMM with the same transposes \
+               (f32 GEMM rows) or a device copy of the same bytes (image rows), both in the same run.",
     },
     Table {
         name: "memory-bound",
