@@ -123,7 +123,7 @@ fn proptest_all_rungs(ctx: &Context) -> Result<(), String> {
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
     let mut runner = TestRunner::new_with_rng(config, rng);
     let side = prop_oneof![Just(1usize), Just(2), Just(16), Just(31), Just(37), Just(61), 1usize..80];
-    let strategy = (side.clone(), side, prop::sample::select(vec![1usize, 3]), 0u32..6);
+    let strategy = (side.clone(), side, prop::sample::select(vec![1usize, 3, 4]), 0u32..6);
     runner
         .run(&strategy, |(w, h, c, r)| {
             if c == 3 {
@@ -161,7 +161,7 @@ pub fn cases() -> Vec<Case> {
         }
     }
     for &b in BlurVariant::ALL {
-        for c in [1usize, 3] {
+        for c in [1usize, 3, 4] {
             for r in [0u32, 1, 2, 3, 5, 17] {
                 let sliding = matches!(b, BlurVariant::Sliding | BlurVariant::SlidingSums);
                 let shapes = if sliding { &SLIDE_SHAPES[..] } else { &SHAPES[..] };
@@ -188,8 +188,11 @@ pub fn cases() -> Vec<Case> {
     // The sliding rungs with every kind of strip: one row, fewer rows than
     // the window, a partial last strip, one strip for the whole image.
     for b in [BlurVariant::Sliding, BlurVariant::SlidingSums] {
-        for c in [1usize, 3] {
+        for c in [1usize, 3, 4] {
             for r in 1..=3u32 {
+                if !b.supports(16, c, r) {
+                    continue; // RGBA: the horizontal-first rung only
+                }
                 for strip in [1u32, 2, 3, 5, 8, 64] {
                     for (w, h) in [(32, 29), (16, 7), (48, 20)] {
                         v.push(Case::new(format!("image::blur::{}::c{c}::r{r}::{w}x{h}::strip{strip}", b.name()), move |ctx| {

@@ -310,6 +310,9 @@ const H200SWAP28: &str = "2026-11-28-h200-swap-stages";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
+/// The image classes on an H200 with RGBA on the sliding-sums rung
+/// (docs/benchmarks/2026-11-28-h200-rgba/, the new build's first round).
+const H200RGBA28: &str = "2026-11-28-h200-rgba";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -926,36 +929,46 @@ pub const TABLES: &[Table] = &[
                 Cell::T("blur, sliding sums, gray r1 / r3; RGB r1 / r3 (% of a copy)"),
                 Cell::T("8192²"),
                 Cell::Cat(&[
-                    img(&["auto → blur_hslide_c1_r1"], &["8192x8192"], &[H200CL28]),
+                    img(&["auto → blur_hslide_c1_r1"], &["8192x8192"], &[H200RGBA28]),
                     Cell::T(" / "),
-                    img(&["auto → blur_hslide_c1_r3"], &["8192x8192"], &[H200CL28]),
+                    img(&["auto → blur_hslide_c1_r3"], &["8192x8192"], &[H200RGBA28]),
                     Cell::T("; "),
-                    img(&["auto → blur_hslide_c3_r1"], &["8192x8192"], &[H200CL28]),
+                    img(&["auto → blur_hslide_c3_r1"], &["8192x8192"], &[H200RGBA28]),
                     Cell::T(" / "),
-                    img(&["auto → blur_hslide_c3_r3"], &["8192x8192"], &[H200CL28]),
+                    img(&["auto → blur_hslide_c3_r3"], &["8192x8192"], &[H200RGBA28]),
+                ]),
+            ],
+            &[
+                Cell::T("blur, sliding sums, RGBA r1 / r3 (new: the window rung before)"),
+                Cell::T("8192²"),
+                Cell::Cat(&[
+                    img(&["auto → blur_hslide_c4_r1"], &["8192x8192"], &[H200RGBA28]),
+                    Cell::T(" / "),
+                    img(&["auto → blur_hslide_c4_r3"], &["8192x8192"], &[H200RGBA28]),
                 ]),
             ],
             &[
                 Cell::T("blur, window rung, r1–32, c1/3/4"),
                 Cell::T("8192² / 4093×4099"),
                 Cell::Cat(&[
-                    img(&["auto → blur_window_*"], &["8192x8192"], &[H200CL28]),
+                    img(&["auto → blur_window_*"], &["8192x8192"], &[H200RGBA28]),
                     Cell::T(" / "),
-                    img(&["auto → blur_window_*"], &["4093x4099"], &[H200CL28]),
+                    img(&["auto → blur_window_*"], &["4093x4099"], &[H200RGBA28]),
                 ]),
             ],
             &[
                 Cell::T("grayscale `rgb_to_gray_vec16` / vector add `vec_add_vec4`"),
                 Cell::T("4093×4099 / 2²⁴+3"),
                 Cell::Cat(&[
-                    img(&["auto → rgb_to_gray_vec16"], &["4093x4099"], &[H200CL28]),
+                    img(&["auto → rgb_to_gray_vec16"], &["4093x4099"], &[H200RGBA28]),
                     Cell::T(" / "),
-                    img(&["vec_add_vec4"], &["n=16777219"], &[H200CL28]),
+                    img(&["vec_add_vec4"], &["n=16777219"], &[H200RGBA28]),
                 ]),
             ],
         ],
-        note: "H200, the committed build of 2026-11-28, one call: Auto against cuBLAS SGEMM with the same transposes \
-               (f32 GEMM rows) or a device copy of the same bytes (image rows), both in the same run.",
+        note: "H200, 2026-11-28: Auto against cuBLAS SGEMM with the same transposes (f32 GEMM rows, one call) or a \
+               device copy of the same bytes (image rows: the build with RGBA on the sliding-sums rung, another call), \
+               each in the same run.",
     },
     Table {
         name: "memory-bound",

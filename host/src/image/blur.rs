@@ -25,14 +25,19 @@ pub enum BlurVariant {
     /// (width · channels a multiple of 16).
     Sliding,
     /// The sliding rung sliding each row's horizontal sums (summed once,
-    /// when the row enters the window) instead of raw column sums: same
-    /// shapes as [`BlurVariant::Sliding`].
+    /// when the row enters the window) instead of raw column sums: the
+    /// shapes of [`BlurVariant::Sliding`], and 4 channels (RGBA) as well.
     SlidingSums,
     /// Vertical running sums in registers and horizontal prefix sums, a
     /// cost per pixel that does not grow with the radius:
     /// 1 to 4 channels, radius 1 to [`WINDOW_MAX_RADIUS`], any width and
     /// height.
     Window,
+}
+
+/// `width` and `channels` as u32, or `None` when either does not fit.
+fn u32_pair(width: usize, channels: usize) -> Option<(u32, u32)> {
+    Some((u32::try_from(width).ok()?, u32::try_from(channels).ok()?))
 }
 
 /// Largest radius of [`BlurVariant::Window`] (beyond it [`blur`] runs the
@@ -62,9 +67,8 @@ impl BlurVariant {
             BlurVariant::Naive => radius <= MAX_BLUR_RADIUS,
             BlurVariant::Tiled => radius <= MAX_TILED_RADIUS,
             BlurVariant::Fast => matches!((channels, radius), (1 | 3, 1..=3)),
-            BlurVariant::Sliding | BlurVariant::SlidingSums => {
-                u32::try_from(width).is_ok_and(|w| ix::slide_supports(w, channels as u32, radius))
-            }
+            BlurVariant::Sliding => u32_pair(width, channels).is_some_and(|(w, c)| ix::slide_supports(w, c, radius)),
+            BlurVariant::SlidingSums => u32_pair(width, channels).is_some_and(|(w, c)| ix::hslide_supports(w, c, radius)),
             BlurVariant::Window => u32::try_from(channels).is_ok_and(|c| ix::win_supports(c, radius)),
         }
     }
@@ -239,6 +243,9 @@ fn blur_checked(
                 (3, 1) => launch!(ctx, ki::blur_hslide_rgb_r1, cfg, input, output, sp),
                 (3, 2) => launch!(ctx, ki::blur_hslide_rgb_r2, cfg, input, output, sp),
                 (3, 3) => launch!(ctx, ki::blur_hslide_rgb_r3, cfg, input, output, sp),
+                (4, 1) => launch!(ctx, ki::blur_hslide_rgba_r1, cfg, input, output, sp),
+                (4, 2) => launch!(ctx, ki::blur_hslide_rgba_r2, cfg, input, output, sp),
+                (4, 3) => launch!(ctx, ki::blur_hslide_rgba_r3, cfg, input, output, sp),
                 _ => unreachable!("checked by supports()"),
             }
         }

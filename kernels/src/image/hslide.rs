@@ -385,6 +385,31 @@ kernel! {
     }
 }
 
+kernel! {
+    /// [`blur_hslide_rgb_r1`] for interleaved RGBA (4-byte pixels: the
+    /// window reaches 4 bytes beyond the chunk, 1 halo word on each side,
+    /// as RGB's 3): improves on the window rung, which RGBA ran at every
+    /// radius, with the sliding sums' one horizontal pass per entering row.
+    pub fn blur_hslide_rgba_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        hslide_default!(4, 1, input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_rgba_r1`] at radius 2 (2 halo words on each side).
+    pub fn blur_hslide_rgba_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        hslide_default!(4, 2, input, output, p)
+    }
+}
+
+kernel! {
+    /// [`blur_hslide_rgba_r1`] at radius 3 (3 halo words on each side;
+    /// every strip walks down, as [`blur_hslide_rgb_r3`]).
+    pub fn blur_hslide_rgba_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+        hslide_default!(4, 3, input, output, p)
+    }
+}
+
 /// Benchmark experiments of the horizontal-first sliding blur: other
 /// prefetch depths (`_p<D>`) than the default kernels. (A gray radius-3
 /// kernel at 6 blocks per SM with 2 rows ahead, `_lb6`, was measured too
@@ -442,6 +467,9 @@ pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
     bounds("blur_hslide_rgb_r1", hslide_blocks_per_sm(3, 1)),
     bounds("blur_hslide_rgb_r2", hslide_blocks_per_sm(3, 2)),
     bounds("blur_hslide_rgb_r3", hslide_blocks_per_sm(3, 3)),
+    bounds("blur_hslide_rgba_r1", hslide_blocks_per_sm(4, 1)),
+    bounds("blur_hslide_rgba_r2", hslide_blocks_per_sm(4, 2)),
+    bounds("blur_hslide_rgba_r3", hslide_blocks_per_sm(4, 3)),
     bounds("blur_hslide_gray_r1_down", hslide_blocks_per_sm(1, 1)),
     bounds("blur_hslide_gray_r2_down", hslide_blocks_per_sm(1, 2)),
     bounds("blur_hslide_gray_r3_down", hslide_blocks_per_sm(1, 3)),

@@ -18,9 +18,11 @@ pub const HSLIDE_WORDS: usize = 8;
 /// registers of 5 blocks per SM. Measured on an H200 at 8192² (first
 /// run, strip 16, % of copy): gray 89.3 / 83.0 / 75.4 with 4 rows against
 /// 87.3 / 81.9 / 72.3 with 2; RGB radius 3 at 5 blocks per SM with 2
-/// rows 56.7, with 4 rows at 4 blocks 53.3.
+/// rows 56.7, with 4 rows at 4 blocks 53.3. RGBA takes RGB's settings
+/// here and below: its halo is as many words (`4r` bytes against `3r`,
+/// rounded up to words: 1, 2, 3).
 pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
-    if channels == 3 && r == 3 { 2 } else { 4 }
+    if channels >= 3 && r == 3 { 2 } else { 4 }
 }
 
 /// Whether the horizontal-first sliding kernel for `channels` at radius
@@ -30,7 +32,7 @@ pub const fn hslide_prefetch(channels: u32, r: u32) -> u32 {
 /// it walks every strip down. (Alternating measured faster before a
 /// refactor made it spill: HISTORY.md.)
 pub const fn hslide_alternates(channels: u32, r: u32) -> bool {
-    !(channels == 3 && r == 3)
+    !(channels >= 3 && r == 3)
 }
 
 /// Most rows a horizontal-first sliding thread loads before summing the
@@ -42,7 +44,7 @@ pub const HSLIDE_MAX_PROLOGUE: usize = 6;
 /// loaded one by one. All `2r`, but 2 for RGB at radius 3 (10 words a
 /// row: six rows in flight at once do not fit its registers).
 pub const fn hslide_prologue_rows(channels: u32, r: u32) -> u32 {
-    if channels == 3 && r == 3 { 2 } else { 2 * r }
+    if channels >= 3 && r == 3 { 2 } else { 2 * r }
 }
 
 /// Blocks of [`SLIDE_THREADS`] per SM each horizontal-first sliding
@@ -52,10 +54,13 @@ pub const fn hslide_prologue_rows(channels: u32, r: u32) -> u32 {
 /// ([`hslide_default_strip_rows`]) both use it. 6 (≤ 80 registers) where the
 /// kernel fits, else 5 (≤ 96): gray radius 3 takes 96, RGB radius 2 and 3
 /// spill under 80. RGB radius 2 measured faster at 5 blocks than at 4 (its
-/// 119 registers without bounds; HISTORY.md).
+/// 119 registers without bounds; HISTORY.md). RGBA at radius 3: 4
+/// (≤ 128; it spilled 4 bytes under 96).
 pub const fn hslide_blocks_per_sm(channels: u32, r: u32) -> u32 {
     match (channels, r) {
-        (1, 1 | 2) | (3, 1) => 6,
+        (1, 1 | 2) | (3 | 4, 1) => 6,
+        // RGBA at radius 3 spilled 4 bytes under 96 registers.
+        (4, 3) => 4,
         _ => 5,
     }
 }

@@ -66,8 +66,18 @@ pub const fn slide_words(channels: u32, r: u32) -> u32 {
 /// the halo fits [`SLIDE_MAX_WORDS`]), rows of whole 16-byte chunks (every
 /// load and store is one aligned vector, and no chunk is partly outside).
 pub const fn slide_supports(width: u32, channels: u32, r: u32) -> bool {
-    (channels == 1 || channels == 3)
-        && r >= 1
+    (channels == 1 || channels == 3) && slide_shape_fits(width, channels, r)
+}
+
+/// [`slide_supports`] for the horizontal-first sliding blur
+/// (`blur_hslide_*`), which also has RGBA kernels: 1, 3 or 4 channels.
+pub const fn hslide_supports(width: u32, channels: u32, r: u32) -> bool {
+    (channels == 1 || channels == 3 || channels == 4) && slide_shape_fits(width, channels, r)
+}
+
+/// The radius, row and halo conditions of [`slide_supports`].
+const fn slide_shape_fits(width: u32, channels: u32, r: u32) -> bool {
+    r >= 1
         && r <= 3
         && (width as u64 * channels as u64) % SLIDE_CHUNK as u64 == 0
         && full_count(r) * 255 <= u16::MAX as u32

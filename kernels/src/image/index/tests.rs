@@ -135,10 +135,10 @@ fn packed_pairs_are_the_even_odd_split() {
 
 #[test]
 fn slide_windows_stay_inside_the_loaded_halo() {
-    for c in [1u32, 3] {
+    for c in [1u32, 3, 4] {
         for r in 1..=3u32 {
             let hw = slide_halo_words(c, r) as i32;
-            assert!(slide_supports(16, c, r));
+            assert!(hslide_supports(16, c, r) && slide_supports(16, c, r) == (c != 4));
             assert!(slide_words(c, r) as usize <= SLIDE_MAX_WORDS);
             // Output words m = 4q + s (s = 0, 1) sum W(m + c k), |k| ≤ r.
             for q in 0..4 {
@@ -158,6 +158,19 @@ fn slide_windows_stay_inside_the_loaded_halo() {
     }
     assert!(!slide_supports(15, 1, 1) && !slide_supports(16, 1, 0) && !slide_supports(16, 1, 4) && !slide_supports(16, 2, 1));
     assert!(slide_supports(16, 3, 3) && !slide_supports(17, 3, 1));
+    // RGBA: the horizontal-first rung only, rows of whole chunks (4 pixels).
+    assert!(hslide_supports(4, 4, 1) && !hslide_supports(5, 4, 1) && !hslide_supports(16, 4, 4) && !hslide_supports(16, 2, 1));
+    assert!(!slide_supports(16, 4, 1));
+    // RGBA takes RGB's settings (as many halo words), but for fewer
+    // blocks per SM at radius 3.
+    for r in 1..=3u32 {
+        assert_eq!(slide_halo_words(4, r), slide_halo_words(3, r));
+        assert_eq!(
+            (hslide_prefetch(4, r), hslide_alternates(4, r), hslide_prologue_rows(4, r)),
+            (hslide_prefetch(3, r), hslide_alternates(3, r), hslide_prologue_rows(3, r))
+        );
+        assert_eq!(hslide_blocks_per_sm(4, r), if r == 3 { 4 } else { hslide_blocks_per_sm(3, r) });
+    }
 }
 
 #[test]
