@@ -27,7 +27,8 @@
 //! `FERROTILE_BENCH_BACK_TO_BACK=1` (also cuBLAS and Auto with ten calls
 //! per timing, issued back to back: the GPU time without the host's
 //! per-call work), `FERROTILE_BENCH_DECODE_SPLITS=4,8,…` (decode also on
-//! the wgmma tiles with `k` forced into that many parts, `Gemm::split_k`),
+//! the wgmma tiles with `k` forced into that many parts, `Gemm::split_k`;
+//! `FERROTILE_BENCH_DECODE_SPLITS_ONLY=1`: only those rows),
 //! `FERROTILE_BENCH_WHOLE_TILES=1` (on Hopper Auto timed in turn with
 //! the same call with every tile whole, `Gemm::split_k(1)`: without the
 //! split of a last, partial round of tiles).
@@ -328,7 +329,13 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         });
         Ok(())
     };
-    if let Some(h) = blas {
+    // `FERROTILE_BENCH_DECODE_SPLITS_ONLY=1`: only the forced splits (a
+    // profiler's first launches are then theirs).
+    let splits_only = std::env::var("FERROTILE_BENCH_DECODE_SPLITS_ONLY").is_ok_and(|v| v == "1");
+    if splits_only {
+        rows.clear();
+    }
+    if let Some(h) = blas.filter(|_| !splits_only) {
         measure("cuBLAS".into(), 1, &mut |o| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?;
     }
     for (name, gv) in rows {
@@ -358,7 +365,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     }
     // Calls issued back to back, as in `ladder`: the per-call host work
     // (tensor maps, their upload, launches) overlaps the GPU's work.
-    if b2b {
+    if b2b && !splits_only {
         if let Some(h) = blas {
             measure(format!("cuBLAS, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {
                 (0..BACK_TO_BACK).try_for_each(|_| h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))
