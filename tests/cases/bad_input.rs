@@ -839,10 +839,17 @@ fn blur() -> Vec<Row> {
         refuse(F, ForcedVariant, |e| {
             let (src2, mut dst2) = (e.image(6, 5, 2), e.out_image(6, 5, 2));
             let (src, mut dst) = (e.image(6, 5, 1), e.out_image(6, 5, 1));
+            // RGBA: the sliding sums take rows of whole 16-byte chunks
+            // (6 pixels are 24 bytes), the column-sum slide no RGBA at all.
+            let (src4, mut dst4) = (e.image(6, 5, 4), e.out_image(6, 5, 4));
+            let (src4w, mut dst4w) = (e.image(8, 5, 4), e.out_image(8, 5, 4));
             vec![
                 attempt!(e, "variant", ["2 channel"], [src2, dst2], image::blur_with(e.ctx, BlurVariant::Fast, &src2, &mut dst2, 1)),
                 attempt!(e, "variant", ["width 6"], [src, dst], image::blur_with(e.ctx, BlurVariant::Sliding, &src, &mut dst, 1)),
                 attempt!(e, "variant", ["width 6"], [src, dst], image::blur_with(e.ctx, BlurVariant::SlidingSums, &src, &mut dst, 1)),
+                attempt!(e, "variant", ["4 channel", "width 6"], [src4, dst4], image::blur_with(e.ctx, BlurVariant::SlidingSums, &src4, &mut dst4, 1)),
+                attempt!(e, "variant", ["4 channel", "radius 4"], [src4w, dst4w], image::blur_with(e.ctx, BlurVariant::SlidingSums, &src4w, &mut dst4w, 4)),
+                attempt!(e, "variant", ["4 channel", "width 8"], [src4w, dst4w], image::blur_with(e.ctx, BlurVariant::Sliding, &src4w, &mut dst4w, 1)),
             ]
         }),
     ]
@@ -880,7 +887,7 @@ fn blur_strips() -> Vec<Row> {
         na(F, ImageBytes, IMAGE_BY_CONSTRUCTION),
         valid(F, RadiusBeyondImage, |e| {
             // Radius 3 on a 2-row image, strips of 5 rows (past the image).
-            for (c, v) in [(1, BlurVariant::Sliding), (3, BlurVariant::SlidingSums)] {
+            for (c, v) in [(1, BlurVariant::Sliding), (3, BlurVariant::SlidingSums), (4, BlurVariant::SlidingSums)] {
                 let img = e.host_image(16, 2, c);
                 let want = cpu::blur(&img, 3);
                 let src = DeviceImage::upload(e.ctx, &img).map_err(|x| x.to_string())?;
