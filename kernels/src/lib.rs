@@ -61,6 +61,7 @@ pub const LAUNCH_BOUNDS: &[launch::LaunchBounds] = {
         gemm::mma::MmaKernel::BOUNDS,
         gemm::wgmma::WgmmaKernel::BOUNDS,
         image::LAUNCH_BOUNDS,
+        image::experiments::LAUNCH_BOUNDS,
         image::WINDOW_LAUNCH_BOUNDS,
         transpose::LAUNCH_BOUNDS,
     ];

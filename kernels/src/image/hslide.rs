@@ -304,16 +304,33 @@ unsafe fn blur_hslide_strip<const C: u32, const R: u32, const D: u32, const EDGE
     }
 }
 
-/// [`blur_hslide_body`] with the defaults for `$c` channels at radius `$r`:
-/// [`hslide_prefetch`] rows ahead, [`hslide_alternates`],
-/// [`hslide_prologue_rows`] (the experiments below override them).
-macro_rules! hslide_default {
-    ($c:literal, $r:literal, $input:expr, $output:expr, $p:expr) => {
-        blur_hslide_body::<$c, $r, { hslide_prefetch($c, $r) }, { hslide_alternates($c, $r) }, { hslide_prologue_rows($c, $r) }>($input, $output, $p)
+/// The default horizontal-first sliding kernels, one row each: its doc,
+/// `name: channels, radius`. A row is the kernel — [`blur_hslide_body`]
+/// with [`hslide_prefetch`] rows ahead, [`hslide_alternates`] and
+/// [`hslide_prologue_rows`] for its channels and radius (the experiments
+/// below override them) — and its launch bounds, [`hslide_blocks_per_sm`]
+/// blocks ([`LAUNCH_BOUNDS`]).
+macro_rules! hslide_kernels {
+    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        $(
+            kernel! {
+                $(#[$doc])*
+                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+                    blur_hslide_body::<$c, $r, { hslide_prefetch($c, $r) }, { hslide_alternates($c, $r) }, { hslide_prologue_rows($c, $r) }>(input, output, p)
+                }
+            }
+        )*
+
+        /// The image kernels with launch bounds (read by the PTX linker, see
+        /// [`crate::launch::LaunchBounds`]): the default horizontal-first
+        /// sliding kernels at [`hslide_blocks_per_sm`] blocks of
+        /// [`SLIDE_THREADS`] (the experiments' are
+        /// [`experiments::LAUNCH_BOUNDS`]).
+        pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[$(bounds(stringify!($name), hslide_blocks_per_sm($c, $r))),*];
     };
 }
 
-kernel! {
+hslide_kernels! {
     /// Horizontal-first sliding blur, gray, radius 1: improves on
     /// `blur_slide_gray_r1` by summing each row horizontally once, when it
     /// enters the window, and sliding those 8 packed words down the strip
@@ -342,72 +359,38 @@ kernel! {
     /// H200 at 8192² (three runs, % of copy): radius 1 / 2 / 3 86.4–87.7 /
     /// 85.1–86.4 / 80.9–82.7 against 86.3–86.7 / 82.0–82.9 / 75.6–76.6 one
     /// by one (`experiments::*_serial`).
-    pub fn blur_hslide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(1, 1, input, output, p)
-    }
-}
+    blur_hslide_gray_r1: 1, 1;
 
-kernel! {
     /// [`blur_hslide_gray_r1`] at radius 2.
-    pub fn blur_hslide_gray_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(1, 2, input, output, p)
-    }
-}
+    blur_hslide_gray_r2: 1, 2;
 
-kernel! {
     /// [`blur_hslide_gray_r1`] at radius 3.
-    pub fn blur_hslide_gray_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(1, 3, input, output, p)
-    }
-}
+    blur_hslide_gray_r3: 1, 3;
 
-kernel! {
     /// [`blur_hslide_gray_r1`] for interleaved RGB at radius 1 (1 halo
     /// word on each side, summed once per row instead of twice).
-    pub fn blur_hslide_rgb_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(3, 1, input, output, p)
-    }
-}
+    blur_hslide_rgb_r1: 3, 1;
 
-kernel! {
     /// [`blur_hslide_rgb_r1`] at radius 2 (2 halo words on each side).
-    pub fn blur_hslide_rgb_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(3, 2, input, output, p)
-    }
-}
+    blur_hslide_rgb_r2: 3, 2;
 
-kernel! {
     /// [`blur_hslide_rgb_r1`] at radius 3 (3 halo words on each side: the
     /// old slide kept 20 column-sum words, this one 8). Every strip walks
     /// down ([`hslide_alternates`]).
-    pub fn blur_hslide_rgb_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(3, 3, input, output, p)
-    }
-}
+    blur_hslide_rgb_r3: 3, 3;
 
-kernel! {
     /// [`blur_hslide_rgb_r1`] for interleaved RGBA (4-byte pixels: the
     /// window reaches 4 bytes beyond the chunk, 1 halo word on each side,
     /// as RGB's 3): improves on the window rung, which RGBA ran at every
     /// radius, with the sliding sums' one horizontal pass per entering row.
-    pub fn blur_hslide_rgba_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(4, 1, input, output, p)
-    }
-}
+    blur_hslide_rgba_r1: 4, 1;
 
-kernel! {
     /// [`blur_hslide_rgba_r1`] at radius 2 (2 halo words on each side).
-    pub fn blur_hslide_rgba_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(4, 2, input, output, p)
-    }
-}
+    blur_hslide_rgba_r2: 4, 2;
 
-kernel! {
     /// [`blur_hslide_rgba_r1`] at radius 3 (3 halo words on each side;
     /// every strip walks down, as [`blur_hslide_rgb_r3`]).
-    pub fn blur_hslide_rgba_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        hslide_default!(4, 3, input, output, p)
-    }
+    blur_hslide_rgba_r3: 4, 3;
 }
 
 /// Benchmark experiments of the horizontal-first sliding blur: other
@@ -420,9 +403,9 @@ kernel! {
 /// rows loaded and summed one by one, as before they were loaded together
 /// (see [`blur_hslide_gray_r1`] for both).
 pub mod experiments {
-    use super::blur_hslide_body;
+    use super::{blur_hslide_body, bounds};
     use crate::arch::Global;
-    use crate::image::index::{hslide_prefetch, hslide_prologue_rows};
+    use crate::image::index::{hslide_blocks_per_sm, hslide_prefetch, hslide_prologue_rows};
     use crate::image::SlideParams;
     use crate::kernel;
 
@@ -455,28 +438,18 @@ pub mod experiments {
     experiment!(blur_hslide_gray_r1_serial: 1, 1, hslide_prefetch(1, 1), true, 0);
     experiment!(blur_hslide_gray_r2_serial: 1, 2, hslide_prefetch(1, 2), true, 0);
     experiment!(blur_hslide_gray_r3_serial: 1, 3, hslide_prefetch(1, 3), true, 0);
-}
 
-/// The image kernels with launch bounds (read by the PTX linker, see
-/// [`crate::launch::LaunchBounds`]): the horizontal-first sliding kernels
-/// at [`hslide_blocks_per_sm`] blocks of [`SLIDE_THREADS`].
-pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
-    bounds("blur_hslide_gray_r1", hslide_blocks_per_sm(1, 1)),
-    bounds("blur_hslide_gray_r2", hslide_blocks_per_sm(1, 2)),
-    bounds("blur_hslide_gray_r3", hslide_blocks_per_sm(1, 3)),
-    bounds("blur_hslide_rgb_r1", hslide_blocks_per_sm(3, 1)),
-    bounds("blur_hslide_rgb_r2", hslide_blocks_per_sm(3, 2)),
-    bounds("blur_hslide_rgb_r3", hslide_blocks_per_sm(3, 3)),
-    bounds("blur_hslide_rgba_r1", hslide_blocks_per_sm(4, 1)),
-    bounds("blur_hslide_rgba_r2", hslide_blocks_per_sm(4, 2)),
-    bounds("blur_hslide_rgba_r3", hslide_blocks_per_sm(4, 3)),
-    bounds("blur_hslide_gray_r1_down", hslide_blocks_per_sm(1, 1)),
-    bounds("blur_hslide_gray_r2_down", hslide_blocks_per_sm(1, 2)),
-    bounds("blur_hslide_gray_r3_down", hslide_blocks_per_sm(1, 3)),
-    bounds("blur_hslide_gray_r1_serial", hslide_blocks_per_sm(1, 1)),
-    bounds("blur_hslide_gray_r2_serial", hslide_blocks_per_sm(1, 2)),
-    bounds("blur_hslide_gray_r3_serial", hslide_blocks_per_sm(1, 3)),
-];
+    /// Launch bounds of the experiments that have them (the `_p2` kernels
+    /// take none): the defaults' for their channels and radius.
+    pub const LAUNCH_BOUNDS: &[crate::launch::LaunchBounds] = &[
+        bounds("blur_hslide_gray_r1_down", hslide_blocks_per_sm(1, 1)),
+        bounds("blur_hslide_gray_r2_down", hslide_blocks_per_sm(1, 2)),
+        bounds("blur_hslide_gray_r3_down", hslide_blocks_per_sm(1, 3)),
+        bounds("blur_hslide_gray_r1_serial", hslide_blocks_per_sm(1, 1)),
+        bounds("blur_hslide_gray_r2_serial", hslide_blocks_per_sm(1, 2)),
+        bounds("blur_hslide_gray_r3_serial", hslide_blocks_per_sm(1, 3)),
+    ];
+}
 
 /// Launch bounds of a sliding-blur kernel: its block of [`SLIDE_THREADS`].
 const fn bounds(kernel: &'static str, min_blocks_per_sm: u32) -> crate::launch::LaunchBounds {
