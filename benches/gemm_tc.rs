@@ -29,6 +29,8 @@
 //! per-call work), `FERROTILE_BENCH_DECODE_SPLITS=4,8,…` (decode also on
 //! the wgmma tiles with `k` forced into that many parts, `Gemm::split_k`;
 //! `FERROTILE_BENCH_DECODE_SPLITS_ONLY=1`: only those rows),
+//! `FERROTILE_BENCH_DECODE_UNCACHED=1` (decode also with the tensor maps
+//! uploaded on every call, as before a context handle kept them),
 //! `FERROTILE_BENCH_WHOLE_TILES=1` (on Hopper Auto timed in turn with
 //! the same call with every tile whole, `Gemm::split_k(1)`: without the
 //! split of a last, partial round of tiles).
@@ -271,6 +273,11 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
 /// Calls per timing in the back-to-back rows (`FERROTILE_BENCH_BACK_TO_BACK=1`).
 const BACK_TO_BACK: usize = 10;
 
+/// Copies of `A` the decode rows with uncached maps take in turn
+/// (`FERROTILE_BENCH_DECODE_UNCACHED=1`): more than the maps a context
+/// handle keeps uploaded (8).
+const UNCACHED_COPIES: usize = 9;
+
 /// Whether the context's GPU runs the sm_90a (wgmma) kernels.
 fn hopper(ctx: &Context) -> bool {
     ctx.device_info().is_some_and(|d| d.compute_capability == (9, 0))
@@ -290,6 +297,8 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     let mut o = operands::<bf16, bf16>(ctx, &g, n, 11)?;
     let mut scratch = ctx.alloc::<bf16>(k * n)?;
     let copy = time(ctx, || scratch.copy_from_buffer(&o.db))?;
+    let uncached = std::env::var("FERROTILE_BENCH_DECODE_UNCACHED").is_ok_and(|v| v == "1");
+    let copies = if uncached { (0..UNCACHED_COPIES).map(|_| ctx.upload(&o.a)).collect::<Result<Vec<_>>>()? } else { Vec::new() };
     let bytes = (2 * (m * k + k * n + m * n)) as f64;
     let hbm = 2.0 * (2 * k * n) as f64 / copy.as_secs_f64();
     println!("| bf16→bf16 | {shape} (decode) | device copy of B: {:.0} GB/s (ceiling) | {:.3} | - | 100.0 | - |", hbm / 1e9, copy.as_secs_f64() * 1e3);
@@ -363,8 +372,23 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
             }
         }
     }
+    // `FERROTILE_BENCH_DECODE_UNCACHED=1`: Auto also on copies of `A` taken
+    // in turn, more than a context handle keeps uploaded maps for, so that
+    // every call uploads its tensor maps (as every call did before the
+    // handle kept them): the upload's share of a call, in the same run.
+    if !copies.is_empty() && !splits_only {
+        let mut turn = 0usize;
+        let mut next = |o: &mut Operands<bf16, bf16>| {
+            turn += 1;
+            g.run(ctx, &copies[turn % UNCACHED_COPIES], &o.db, &mut o.dc)
+        };
+        measure(format!("auto, maps uploaded every call ({UNCACHED_COPIES} copies of A in turn)"), 1, &mut next)?;
+        if b2b {
+            measure(format!("auto, maps uploaded every call, {BACK_TO_BACK} back to back"), BACK_TO_BACK, &mut |o| (0..BACK_TO_BACK).try_for_each(|_| next(o)))?;
+        }
+    }
     // Calls issued back to back, as in `ladder`: the per-call host work
-    // (tensor maps, their upload, launches) overlaps the GPU's work.
+    // (tensor maps, launches) overlaps the GPU's work.
     if b2b && !splits_only {
         if let Some(h) = blas {
             measure(format!("cuBLAS, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {

@@ -240,7 +240,12 @@ pub struct Context {
     /// Work submitted to the device: kernel launches and cuBLAS calls
     /// (see [`Context::launch_count`]), shared by the handles of a context.
     launches: Arc<AtomicU64>,
+    /// Small argument blocks this handle uploaded ([`Context::upload_cached`]).
+    uploads: Mutex<Vec<(Vec<u64>, Arc<Buffer<u64>>)>>,
 }
+
+/// Argument blocks a handle keeps uploaded ([`Context::upload_cached`]).
+const UPLOAD_CACHE: usize = 8;
 
 thread_local! {
     /// Submissions by this thread (see [`Context::thread_launch_count`]).
@@ -372,6 +377,7 @@ impl Context {
             }))),
             stream: None,
             launches: Arc::new(AtomicU64::new(0)),
+            uploads: Mutex::new(Vec::new()),
         })
     }
 
@@ -394,12 +400,12 @@ impl Context {
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)) }
+        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)), uploads: Mutex::new(Vec::new()) }
     }
 
     /// A handle of this context on `stream` (`None`: the default stream).
     pub(crate) fn with_stream(&self, stream: Option<Arc<CudaStream>>) -> Context {
-        Context { inner: self.inner.clone(), stream, launches: self.launches.clone() }
+        Context { inner: self.inner.clone(), stream, launches: self.launches.clone(), uploads: Mutex::new(Vec::new()) }
     }
 
     /// The stream this handle enqueues on.
@@ -500,6 +506,29 @@ impl Context {
                 Ok(Buffer::host(v, &self.inner))
             }
         }
+    }
+
+    /// A device copy of `words`, shared with the earlier calls on this
+    /// handle that asked for the same words: the last [`UPLOAD_CACHE`]
+    /// blocks stay uploaded, so a kernel launched again on the same
+    /// arguments (the wgmma engine's tensor maps: a decode step on the same
+    /// weights) launches without a copy to the device before it. Every use
+    /// is on this handle's stream, so a launch that writes into the block
+    /// must leave it as it found it (the split-K counters return to zero).
+    pub(crate) fn upload_cached(&self, words: &[u64]) -> Result<Arc<Buffer<u64>>> {
+        // A poisoned lock only means a panic elsewhere while it was held:
+        // the list is still a list of uploaded blocks.
+        let mut cache = self.uploads.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = cache.iter().position(|(w, _)| w == words) {
+            let hit = cache.remove(i);
+            let buf = hit.1.clone();
+            cache.insert(0, hit);
+            return Ok(buf);
+        }
+        let buf = Arc::new(self.upload(words)?);
+        cache.truncate(UPLOAD_CACHE - 1);
+        cache.insert(0, (words.to_vec(), buf.clone()));
+        Ok(buf)
     }
 
     /// A buffer of `len` elements, zero-filled.

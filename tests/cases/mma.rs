@@ -75,6 +75,9 @@ pub(super) struct Spec {
     pub(super) bias: bool,
     pub(super) tf32: bool,
     pub(super) variant: GemmVariant,
+    /// Runs of the same call on the same buffers, `C` set back to its
+    /// starting values between them, each one checked (1: one run).
+    pub(super) runs: usize,
 }
 
 impl Spec {
@@ -94,6 +97,7 @@ impl Spec {
             bias: false,
             tf32: false,
             variant: GemmVariant::Auto,
+            runs: 1,
         }
     }
 }
@@ -149,19 +153,41 @@ pub(super) fn check<I: Ty, O: Ty>(ctx: &Context, case: &Spec, cublas: bool) -> R
     let (da, db) = (up(ctx, &a)?, up(ctx, &b)?);
     let mut dc = up(ctx, &c0)?;
     let dbias = up(ctx, &bias)?;
-    let run = if cublas {
+    let blas = if cublas {
         match Cublas::new(ctx) {
             Err(Error::LibraryMissing { .. }) => return Ok(()),
             Err(e) => return Err(e.to_string()),
-            Ok(h) => h.gemm(ctx, &g, &da, &db, &mut dc),
+            Ok(h) => Some(h),
         }
-    } else if c.bias {
-        g.run_with_bias(ctx, &da, &db, &dbias, &mut dc)
     } else {
-        g.run(ctx, &da, &db, &mut dc)
+        None
     };
-    run.map_err(|e| e.to_string())?;
-    let got = down(&dc)?;
+    for run in 0..c.runs.max(1) {
+        if run > 0 {
+            dc.copy_from(&c0).map_err(|e| e.to_string())?;
+        }
+        let done = match &blas {
+            Some(h) => h.gemm(ctx, &g, &da, &db, &mut dc),
+            None if c.bias => g.run_with_bias(ctx, &da, &db, &dbias, &mut dc),
+            None => g.run(ctx, &da, &db, &mut dc),
+        };
+        done.map_err(|e| e.to_string())?;
+        compare::<I, O>(c, &down(&dc)?, (&a, &b, &c0, &bias), (lda, ldb, ldc), strides).map_err(|e| if c.runs > 1 { format!("run {}: {e}", run + 1) } else { e })?;
+    }
+    Ok(())
+}
+
+/// Compares `got` (all of `C`'s buffer after the call) with the f64
+/// reference of `c` on the rounded inputs; elements outside the matrices
+/// must still hold `c0`.
+#[allow(clippy::type_complexity)]
+fn compare<I: Ty, O: Ty>(
+    c: &Spec,
+    got: &[O],
+    (a, b, c0, bias): (&[I], &[I], &[O], &[f32]),
+    (lda, ldb, ldc): (usize, usize, usize),
+    strides: [usize; 3],
+) -> Result<(), String> {
     // The reference on the values the tensor cores multiply.
     let round = |x: I| if c.tf32 { f32::from_bits(tf32_rna(x.to_f64() as f32)) as f64 } else { x.to_f64() };
     let spec = GemmSpec {

@@ -90,6 +90,15 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
         let case = Spec { beta: 0.5, ..mk(m, n, kk) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::{m}x{n}x{kk}", tile.name()), case, true);
     }
+    // The same split-K call twice on the same buffers (`C` set back in
+    // between): the second launch reuses the first's cached maps buffer, so
+    // it needs the counters the first left at zero. Rows of C not 16-byte
+    // aligned and aligned (TMA stores); on the GPU a decode shape.
+    for (m, n, kk) in [(33, 200, 1031), (33, 208, 1031)] {
+        let case = Spec { beta: 0.5, runs: 2, ..mk(m, n, kk) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::twice::{m}x{n}x{kk}", tile.name()), case, false);
+    }
+    push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::thrice::1x4096x4096", tile.name()), Spec { beta: 0.5, runs: 3, ..mk(1, 4096, 4096) }, true);
     // Batches: packed (3-D tensor maps), padded strides, A shared.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::batch3::70x90x40", tile.name()), Spec { batch: 3, beta: 0.25, ..mk(70, 90, 40) }, false);
     let (ar, br) = (if ta { 40 } else { 33 }, if tb { 48 } else { 40 });

@@ -207,18 +207,21 @@ impl<T> Global<T> {
 }
 
 impl Global<u32> {
-    /// Adds `v` to element `i` (checked) and returns its old value,
-    /// atomically, with acquire and release semantics (a host atomic:
-    /// emulated blocks run on several OS threads).
+    /// Steps element `i` (checked) up by one, or back to zero from `last`
+    /// and above, and returns its old value, atomically, with acquire and
+    /// release semantics (PTX `atom.inc.u32`; a host atomic).
     ///
     /// # Safety
     /// See [`Global::read`].
-    pub unsafe fn atomic_add(self, i: usize, v: u32) -> u32 {
-        self.check("atomic add", i, 1, 4);
+    pub unsafe fn atomic_inc(self, i: usize, last: u32) -> u32 {
+        self.check("atomic inc", i, 1, 4);
         // SAFETY: in bounds and 4-byte aligned (checked); other blocks
         // reach the word only through this method while the launch runs.
         let word = unsafe { core::sync::atomic::AtomicU32::from_ptr(self.ptr.add(i)) };
-        word.fetch_add(v, core::sync::atomic::Ordering::AcqRel)
+        let step = |old: u32| Some(if old >= last { 0 } else { old + 1 });
+        match word.fetch_update(core::sync::atomic::Ordering::AcqRel, core::sync::atomic::Ordering::Acquire, step) {
+            Ok(old) | Err(old) => old,
+        }
     }
 }
 

@@ -132,21 +132,21 @@ impl<T> Global<T> {
 }
 
 impl Global<u32> {
-    /// Adds `v` to element `i` and returns its old value, atomically, with
-    /// acquire and release semantics at GPU scope
-    /// (`atom.acq_rel.gpu.add.u32`).
+    /// Steps element `i` up by one, or back to zero from `last` and
+    /// above, and returns its old value, atomically, with acquire and
+    /// release semantics at GPU scope (`atom.acq_rel.gpu.inc.u32`).
     ///
     /// # Safety
     /// `i` is inside the buffer the launcher validated.
     #[inline(always)]
-    pub unsafe fn atomic_add(self, i: usize, v: u32) -> u32 {
+    pub unsafe fn atomic_inc(self, i: usize, last: u32) -> u32 {
         let old: u32;
         unsafe {
             core::arch::asm!(
-                "atom.acq_rel.gpu.add.u32 {d}, [{p}], {v};",
+                "atom.acq_rel.gpu.inc.u32 {d}, [{p}], {v};",
                 d = out(reg32) old,
                 p = in(reg64) self.ptr.add(i),
-                v = in(reg32) v,
+                v = in(reg32) last,
                 options(nostack),
             );
         }

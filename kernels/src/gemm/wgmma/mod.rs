@@ -43,7 +43,8 @@
 //!   a few rows, large `n` and `k`) is cut along `k` too
 //!   ([`WgmmaParams::splits`]): every part of every tile is a work unit.
 //!   Each unit writes its f32 partial sums to a workspace and counts its
-//!   arrival on the tile's counter; the unit that arrives last adds the
+//!   arrival on the tile's counter; the unit that arrives last resets the
+//!   counter (a launch leaves the maps buffer as it found it) and adds the
 //!   parts in order (its own read back too), so the sum does not
 //!   depend on which finished first, and runs the epilogue. One launch,
 //!   no reduction pass. The same units spread a last round of few tiles
@@ -132,8 +133,8 @@ pub struct WgmmaParams {
     /// [`index::part_at`]`(t, s, …)` of the `work` buffer (rows inside
     /// `C`), then adds one to counter `t` of the `u32` words behind the
     /// tensor maps (`maps` from [`MAP_C`]` + 1` on, zero at launch); the
-    /// part that finds the others there sums all in order and runs the
-    /// epilogue.
+    /// part that finds the others there sets it back to zero, sums all in
+    /// order and runs the epilogue.
     pub splits: u32,
     /// Tiles (in walk order) computed whole before the split ones: with
     /// `splits > 1`, tiles `0..whole` are one unit each and the others
@@ -292,7 +293,7 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
 /// block has [`THREADS`] threads and the plan's shared memory. With
 /// `p.splits > 1`: `work` holds `(tiles − whole) · splits` block tiles of
 /// f32 and `maps` one zero `u32` counter per split tile behind its three
-/// map slots.
+/// map slots (zero again when the launch ends).
 #[inline(always)]
 pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const SW: bool, const R: usize>(
     p: WgmmaParams,
@@ -587,7 +588,9 @@ fn plan_slot<T>(off: usize) -> Shared<T> {
 /// `fence.acq_rel.gpu`, then a barrier of both consumers) and adds one to
 /// the tile's arrival counter (`maps` past its three map slots), the old
 /// count passed to both consumers through shared memory
-/// ([`SmemPlan::ticket`]). Returns whether every other part had arrived:
+/// ([`SmemPlan::ticket`]); the last to arrive sets the counter back to zero
+/// (a launch leaves its counters as it found them). Returns whether every
+/// other part had arrived:
 /// then this unit sums the parts ([`split_k_sum`]) and stores the tile.
 ///
 /// # Safety
@@ -634,7 +637,10 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
         // buffer); the slot is the plan's.
         unsafe {
             let counters = maps.after::<u32>(MAP_C + 1);
-            ticket.store(0, counters.atomic_add(tile, 1));
+            // The last part to arrive steps the counter back to zero, so
+            // the launcher can launch again on the same buffer (cached per
+            // stream) without clearing it.
+            ticket.store(0, counters.atomic_inc(tile, splits as u32 - 1));
         }
     }
     sync_named(BIAS_BARRIER, consumers);
