@@ -296,17 +296,17 @@ const EPI26: &str = "2026-11-26-h100-epilogue";
 /// The wgmma engine with its TMA-store epilogue: the tensor-core rows,
 /// batches, decode and tf32, two calls of one build.
 const TMA26: &str = "2026-11-26-h100-tma-store";
-/// The H200 with a last round of few tiles split in parts (the whole
-/// gemm_tc bench, two calls of one build on one machine).
-const H200TS28: &str = "2026-11-28-h200-tail-split";
 /// Swapped `128 × 64` tiles for products of few rows (Auto's decode tile
 /// from 2026-11-28): the committed build's decode rows, one call of
 /// docs/benchmarks/2026-11-28-h100-swap-decode/run2-queue-vs-static/ (two shapes).
 const SWAP28: &str = "2026-11-28-h100-swap-decode";
-/// The swapped tiles' decode rows on an H200: the build with 9 stages
-/// (docs/benchmarks/2026-11-28-h200-swap-decode/run2-stages/, its new
-/// bundle; run1 measured the 8-stage build).
-const H200SWAP28: &str = "2026-11-28-h200-swap-stages";
+/// The H200 with the tensor maps cached per context handle (no upload
+/// before a repeated call): the whole gemm_tc bench but its decode rows,
+/// one call (docs/benchmarks/2026-11-28-h200-maps-cache/run2-full/, cut by
+/// its time limit before the decode shapes and the batches' last rows).
+const H200MAPS28: &str = "2026-11-28-h200-maps-cache";
+/// The same build's decode rows, one call (run3-decode/ of that folder).
+const H200MAPSDEC28: &str = "2026-11-28-h200-maps-decode";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -530,21 +530,21 @@ pub const TABLES: &[Table] = &[
         header: &["types", "shape", "Auto", "wgmma 128x256", "mma.sync 128x128", "cuBLAS TFLOP/s"],
         align: "llrrrr",
         rows: &[
-            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200TS28]),
-            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200TS28]),
-            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200TS28]),
-            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200TS28]),
-            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200TS28]),
-            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200TS28]),
-            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200TS28]),
-            tc_decode_row!(&[H200SWAP28], " (swapped 128 × 64 tiles)"),
-            tc_decode_b2b_row!(&[H200SWAP28]),
-            tc_odd_row!(&[H200TS28]),
+            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200MAPS28]),
+            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200MAPS28]),
+            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200MAPS28]),
+            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200MAPS28]),
+            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200MAPS28]),
+            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200MAPS28]),
+            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200MAPS28]),
+            tc_decode_row!(&[H200MAPSDEC28], " (swapped 128 × 64 tiles)"),
+            tc_decode_b2b_row!(&[H200MAPSDEC28]),
+            tc_odd_row!(&[H200MAPS28]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
-               decode rows are GB/s against a device copy of B. Every row but the decode rows: the build with a last round of few \
-               tiles split in parts (two calls on one machine, 2026-11-28; 4096³ ran in both); the decode rows: the \
-               build with swapped tiles of 9 stages (one call, 2026-11-28).",
+               decode rows are GB/s against a device copy of B. The build with the tensor maps cached per context handle \
+               (2026-11-28): every row but the decode rows from one call of the whole bench, the decode rows from a second \
+               call on the same machine; the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
