@@ -35,6 +35,29 @@ pub enum BlurVariant {
     Window,
 }
 
+/// Generates [`launch_hslide`]: one arm per row of the kernels'
+/// `hslide_table!`.
+macro_rules! hslide_launcher {
+    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        /// Launches the default sliding-sums kernel of `channels` at
+        /// `radius` (`BlurVariant::SlidingSums::supports` checked them).
+        fn launch_hslide(
+            ctx: &Context,
+            (channels, radius): (usize, u32),
+            cfg: k::launch::LaunchConfig,
+            input: &crate::Buffer<u8>,
+            output: &mut crate::Buffer<u8>,
+            sp: SlideParams,
+        ) -> Result<()> {
+            match (channels, radius) {
+                $(($c, $r) => launch!(ctx, k::image::$name, cfg, input, output, sp),)*
+                _ => unreachable!("checked by supports()"),
+            }
+        }
+    };
+}
+ferrotile_kernels::hslide_table!(hslide_launcher);
+
 /// `width` and `channels` as u32, or `None` when either does not fit.
 fn u32_pair(width: usize, channels: usize) -> Option<(u32, u32)> {
     Some((u32::try_from(width).ok()?, u32::try_from(channels).ok()?))
@@ -235,19 +258,7 @@ fn blur_checked(
         (BlurVariant::SlidingSums, c, r) => {
             let strip = strip_rows.unwrap_or_else(|| sliding_sums_strip_rows(ctx, src.width, src.height, c, r));
             let sp = SlideParams::new(p.width, p.height, p.channels, strip.min(p.height));
-            let cfg = ix::blur_hslide_config(sp, r);
-            match (c, r) {
-                (1, 1) => launch!(ctx, ki::blur_hslide_gray_r1, cfg, input, output, sp),
-                (1, 2) => launch!(ctx, ki::blur_hslide_gray_r2, cfg, input, output, sp),
-                (1, 3) => launch!(ctx, ki::blur_hslide_gray_r3, cfg, input, output, sp),
-                (3, 1) => launch!(ctx, ki::blur_hslide_rgb_r1, cfg, input, output, sp),
-                (3, 2) => launch!(ctx, ki::blur_hslide_rgb_r2, cfg, input, output, sp),
-                (3, 3) => launch!(ctx, ki::blur_hslide_rgb_r3, cfg, input, output, sp),
-                (4, 1) => launch!(ctx, ki::blur_hslide_rgba_r1, cfg, input, output, sp),
-                (4, 2) => launch!(ctx, ki::blur_hslide_rgba_r2, cfg, input, output, sp),
-                (4, 3) => launch!(ctx, ki::blur_hslide_rgba_r3, cfg, input, output, sp),
-                _ => unreachable!("checked by supports()"),
-            }
+            launch_hslide(ctx, (c, r), ix::blur_hslide_config(sp, r), input, output, sp)
         }
     }
 }

@@ -330,7 +330,14 @@ macro_rules! hslide_kernels {
     };
 }
 
-hslide_kernels! {
+/// The default horizontal-first sliding kernels, one row each (`name:
+/// channels, radius` and its doc): `hslide_table!(m)` passes the rows to
+/// the macro `m`. Here `hslide_kernels!` makes them the kernels and
+/// their launch bounds; the host's launcher makes them its dispatch over
+/// channels and radius, so a row added here is launched there.
+#[macro_export]
+macro_rules! hslide_table {
+    ($then:ident) => { $then! {
     /// Horizontal-first sliding blur, gray, radius 1: improves on
     /// `blur_slide_gray_r1` by summing each row horizontally once, when it
     /// enters the window, and sliding those 8 packed words down the strip
@@ -391,7 +398,10 @@ hslide_kernels! {
     /// [`blur_hslide_rgba_r1`] at radius 3 (3 halo words on each side;
     /// every strip walks down, as [`blur_hslide_rgb_r3`]).
     blur_hslide_rgba_r3: 4, 3;
+    } };
 }
+
+crate::hslide_table!(hslide_kernels);
 
 /// Benchmark experiments of the horizontal-first sliding blur: other
 /// prefetch depths (`_p<D>`) than the default kernels. (A gray radius-3
