@@ -1044,6 +1044,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn upload_cache_shares_equal_blocks_and_keeps_the_last_eight() {
+        let ctx = Context::emulator();
+        let block = |i: u64| [i, i + 1, 7];
+        let first = ctx.upload_cached(&block(0)).unwrap();
+        assert_eq!(first.download().unwrap(), block(0));
+        // The same words: the same buffer, whatever came between (up to 7
+        // other blocks).
+        for i in 1..UPLOAD_CACHE as u64 {
+            let b = ctx.upload_cached(&block(i)).unwrap();
+            assert!(!Arc::ptr_eq(&b, &first), "block {i} shares block 0's buffer");
+            assert_eq!(b.download().unwrap(), block(i));
+        }
+        assert!(Arc::ptr_eq(&ctx.upload_cached(&block(0)).unwrap(), &first), "a cached block was uploaded again");
+        // Block 0 is the most recent again: 8 new blocks push it out, and
+        // it is uploaded anew.
+        for i in 100..100 + UPLOAD_CACHE as u64 {
+            ctx.upload_cached(&block(i)).unwrap();
+        }
+        let again = ctx.upload_cached(&block(0)).unwrap();
+        assert!(!Arc::ptr_eq(&again, &first), "more than {UPLOAD_CACHE} blocks kept");
+        assert_eq!(again.download().unwrap(), block(0));
+        // Another handle keeps its own blocks (its own stream).
+        let other = ctx.with_stream(None);
+        assert!(!Arc::ptr_eq(&other.upload_cached(&block(0)).unwrap(), &again));
+    }
+
+    #[test]
     fn sticky_driver_errors_are_device_faults() {
         // (A DriverError's message comes from the driver, absent here: the
         // classification is tested on the codes.)
