@@ -1,8 +1,8 @@
 //! The split-K reduction pass: one thread per element of `C` sums the
 //! element's partial products from a [`SplitKWorkspace`] in slice order
 //! (`s = 0, 1, …`: the same order every run, so the result does not depend
-//! on scheduling), then hands the sum to the engine's epilogue
-//! ([`ReduceEpilogue`]; the SIMT ladder's α/β, `sgemm_split_k_reduce`).
+//! on scheduling), then hands the sum to the engine's epilogue (the SIMT
+//! ladder's α/β, `sgemm_split_k_reduce`).
 //! The wgmma engine sums its parts inside its own kernel (the last part of
 //! a tile to finish adds the others, [`super::wgmma`]).
 
@@ -21,31 +21,18 @@ pub const fn reduce_config(rows: u32, cols: u32, batch: u32) -> LaunchConfig {
     LaunchConfig::cover_2d(cols, rows * batch, [REDUCE_THREADS, 1]).fold_rows()
 }
 
-/// What a split-K reduction does with the sum of an element's parts.
-pub trait ReduceEpilogue {
-    /// The element of `C`.
-    type Out: Copy;
-
-    /// Writes element `(row, col)` of matrix `z` of `c` from `sum`, the
-    /// ordered sum of its parts.
-    ///
-    /// # Safety
-    /// `c` holds that element.
-    unsafe fn store(&self, c: Global<Self::Out>, z: usize, row: usize, col: usize, sum: f32);
-}
-
 /// The reduction body: the calling thread's element (x: column; y: row
 /// of the batch's stacked matrices, [`reduce_config`]) summed over the
-/// workspace's slices in order, then stored by `epi`.
+/// workspace's slices in order: `Some((matrix, row, column, sum))` for the
+/// caller's epilogue to store, `None` for a thread past the elements.
 ///
 /// # Safety
-/// `ws` holds the workspace (`w.cosize()` elements); `c` every element
-/// `epi` writes.
+/// `ws` holds the workspace (`w.cosize()` elements).
 #[inline(always)]
-pub unsafe fn split_k_reduce<E: ReduceEpilogue>(ws: Global<f32>, w: SplitKWorkspace, c: Global<E::Out>, epi: &E) {
+pub unsafe fn split_k_sum(ws: Global<f32>, w: SplitKWorkspace) -> Option<(usize, usize, usize, f32)> {
     let (col, r) = (global_x() as usize, global_row() as usize);
     if col >= w.cols || r >= w.rows * w.batch {
-        return;
+        return None;
     }
     // The matrix and its row: a 32-bit division (the grid's rows fit),
     // none for one matrix (every SGEMM and unbatched GEMM).
@@ -54,5 +41,5 @@ pub unsafe fn split_k_reduce<E: ReduceEpilogue>(ws: Global<f32>, w: SplitKWorksp
     for s in 0..w.slices {
         sum += unsafe { ws.read(w.offset(z, s, row, col)) };
     }
-    unsafe { epi.store(c, z, row, col, sum) }
+    Some((z, row, col, sum))
 }

@@ -11,7 +11,7 @@ use super::k09_warptile::{WT_128X128X8_W32X128, WT_128X64X8_W64X32, WT_64X128X16
 use super::{write_c, GemmParams};
 use crate::arch::Global;
 use crate::gemm::index::SplitKWorkspace;
-use crate::gemm::reduce::{reduce_config, split_k_reduce, ReduceEpilogue};
+use crate::gemm::reduce::{reduce_config, split_k_sum};
 use crate::launch::LaunchConfig;
 use crate::{kernel, variant_family};
 
@@ -37,16 +37,6 @@ pub const fn split_k_reduce_config(p: &GemmParams) -> LaunchConfig {
 #[inline(always)]
 pub const fn split_k_workspace(p: &GemmParams, ldw: u32, slices: u32) -> SplitKWorkspace {
     SplitKWorkspace { rows: p.m as usize, cols: p.n as usize, ld: ldw as usize, slices: slices as usize, batch: 1 }
-}
-
-/// The SIMT ladder's epilogue of the reduction: `C = α·sum + β·C`
-/// ([`write_c`]) at `(row, col)` of the user's `C` (`p.ldc`).
-impl ReduceEpilogue for GemmParams {
-    type Out = f32;
-    #[inline(always)]
-    unsafe fn store(&self, c: Global<f32>, _z: usize, row: usize, col: usize, sum: f32) {
-        unsafe { write_c(self, c, self.c().offset(row, col), sum) }
-    }
 }
 
 /// `k` per slice for `slices` slices of a problem with `k`, for a tiling
@@ -122,9 +112,12 @@ impl SplitConfig {
 kernel! {
     /// Split-k reduction: `C = α·Σ_z slice_z + β·C` per element, the
     /// slices summed in order `z = 0, 1, …` (deterministic; the shared
-    /// body [`split_k_reduce`]); β = 0 never reads `C`. `p`: the user's problem (`ldc` of `C`); `ldw`: the
+    /// body [`split_k_sum`]), stored by [`write_c`]; β = 0 never reads
+    /// `C`. `p`: the user's problem (`ldc` of `C`); `ldw`: the
     /// workspace's leading dimension. Launch: [`split_k_reduce_config`].
     pub fn sgemm_split_k_reduce(p: GemmParams, ldw: u32, slices: u32, ws: Global<f32>, c: Global<f32>) {
-        split_k_reduce(ws, split_k_workspace(&p, ldw, slices), c, &p)
+        if let Some((_, row, col, sum)) = split_k_sum(ws, split_k_workspace(&p, ldw, slices)) {
+            write_c(&p, c, p.c().offset(row, col), sum)
+        }
     }
 }
