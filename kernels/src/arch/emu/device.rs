@@ -218,9 +218,16 @@ impl Global<u32> {
         // SAFETY: in bounds and 4-byte aligned (checked); other blocks
         // reach the word only through this method while the launch runs.
         let word = unsafe { core::sync::atomic::AtomicU32::from_ptr(self.ptr.add(i)) };
-        let step = |old: u32| Some(if old >= last { 0 } else { old + 1 });
-        match word.fetch_update(core::sync::atomic::Ordering::AcqRel, core::sync::atomic::Ordering::Acquire, step) {
-            Ok(old) | Err(old) => old,
+        // A compare-and-swap loop (`fetch_update` is deprecated on newer
+        // stable Rust, its successor missing from the pinned nightly).
+        use core::sync::atomic::Ordering::{AcqRel, Acquire};
+        let mut old = word.load(Acquire);
+        loop {
+            let new = if old >= last { 0 } else { old + 1 };
+            match word.compare_exchange_weak(old, new, AcqRel, Acquire) {
+                Ok(_) => return old,
+                Err(now) => old = now,
+            }
         }
     }
 }
