@@ -266,6 +266,14 @@ fn compare<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, 
         row(dtype, &shape, &format!("cuBLAS, {BACK_TO_BACK} calls back to back"), tb, flops, Some(tb), None, O::tol());
         let ta = per(time(ctx, || (0..BACK_TO_BACK).try_for_each(|_| g.run(ctx, &o.da, &o.db, &mut o.dc)))?);
         row(dtype, &shape, &format!("auto, {BACK_TO_BACK} calls back to back"), ta, flops, Some(tb), None, O::tol());
+        if hopper(ctx) {
+            // Programmatic dependent launch (Auto's) against the plain
+            // launch, timed in turn (% of cuBLAS back to back).
+            let (early, plainly) = (g.programmatic_launch(true), g.programmatic_launch(false));
+            let (mut plain, mut pdl) = alternate(ctx, |w| (0..BACK_TO_BACK).try_for_each(|_| (if w { &early } else { &plainly }).run(ctx, &o.da, &o.db, &mut o.dc)))?;
+            row(dtype, &shape, &format!("auto, plain launch, {BACK_TO_BACK} back to back, median of {ALTERNATIONS} in turn"), per(median(&mut plain)), flops, Some(tb), None, O::tol());
+            row(dtype, &shape, &format!("auto, programmatic launch, {BACK_TO_BACK} back to back, median of {ALTERNATIONS} in turn"), per(median(&mut pdl)), flops, Some(tb), None, O::tol());
+        }
     }
     Ok(best)
 }
@@ -307,11 +315,8 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         rows.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Wgmma(*t)))));
     }
     rows.extend(MmaTile::ALL[..1].iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Mma(*t)))));
-    // `calls`: how many products one call of `f` runs (the time is per product).
-    let mut measure = |label: String, calls: usize, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
-        f(&mut o)?;
-        let e = sampled_error(&o, (m, n, k), tb, false, None)?;
-        let t = time(ctx, || f(&mut o))? / calls as u32;
+    // One row: `t` per product, checked with error `e`, against the copy.
+    let report = |label: &str, t: Duration, e: f64| {
         let gbs = bytes / t.as_secs_f64();
         let ok = e <= bf16::tol();
         println!(
@@ -327,7 +332,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         let ceiling = Duration::from_secs_f64(bytes / hbm);
         results::record(results::Measured {
             family: "gemm_tc_decode",
-            kernel: &label,
+            kernel: label,
             rung: None,
             shape: &shape,
             dtype: "bf16→bf16",
@@ -336,6 +341,13 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
             ceiling: Some(("device copy of B (HBM bandwidth)", ceiling)),
             check: &check,
         });
+    };
+    // `calls`: how many products one call of `f` runs (the time is per product).
+    let mut measure = |label: String, calls: usize, f: &mut dyn FnMut(&mut Operands<bf16, bf16>) -> Result<()>| -> Result<()> {
+        f(&mut o)?;
+        let e = sampled_error(&o, (m, n, k), tb, false, None)?;
+        let t = time(ctx, || f(&mut o))? / calls as u32;
+        report(&label, t, e);
         Ok(())
     };
     // `FERROTILE_BENCH_DECODE_SPLITS_ONLY=1`: only the forced splits (a
@@ -398,6 +410,39 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         measure(format!("auto, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {
             (0..BACK_TO_BACK).try_for_each(|_| g.run(ctx, &o.da, &o.db, &mut o.dc))
         })?;
+        if hopper(ctx) {
+            // Programmatic dependent launch (Auto's) against the plain
+            // launch, the same ten calls timed in turn.
+            let (early, plainly) = (g.programmatic_launch(true), g.programmatic_launch(false));
+            measure(format!("auto, plain launch, {BACK_TO_BACK} calls back to back"), BACK_TO_BACK, &mut |o| {
+                (0..BACK_TO_BACK).try_for_each(|_| plainly.run(ctx, &o.da, &o.db, &mut o.dc))
+            })?;
+            let e = sampled_error(&o, (m, n, k), tb, false, None)?;
+            let (mut plain, mut pdl) = alternate(ctx, |w| (0..BACK_TO_BACK).try_for_each(|_| (if w { &early } else { &plainly }).run(ctx, &o.da, &o.db, &mut o.dc)))?;
+            report(&format!("auto, plain launch, {BACK_TO_BACK} back to back, median of {ALTERNATIONS} in turn"), median(&mut plain) / BACK_TO_BACK as u32, e);
+            report(&format!("auto, programmatic launch, {BACK_TO_BACK} back to back, median of {ALTERNATIONS} in turn"), median(&mut pdl) / BACK_TO_BACK as u32, e);
+        }
+    }
+    // The host's share of a call: how long `run` takes to return (the
+    // launch enqueued, not run), median of 100 calls issued without waiting,
+    // against cuBLAS's.
+    if !splits_only {
+        let host = |f: &mut dyn FnMut() -> Result<()>| -> Result<Duration> {
+            let mut t = Vec::with_capacity(100);
+            for _ in 0..100 {
+                let t0 = std::time::Instant::now();
+                f()?;
+                t.push(t0.elapsed());
+            }
+            ctx.synchronize()?;
+            Ok(median(&mut t))
+        };
+        let ours = host(&mut || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
+        let theirs = match blas {
+            Some(h) => format!("{:.1} µs", host(&mut || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?.as_secs_f64() * 1e6),
+            None => "-".into(),
+        };
+        println!("(host time of one call, median of 100 issued without waiting: auto {:.1} µs, cuBLAS {theirs})", ours.as_secs_f64() * 1e6);
     }
     Ok(())
 }
@@ -533,6 +578,11 @@ fn run(ctx: &Context) -> Result<()> {
     // A last round of few tiles: 800 tiles of 128 × 256 on 132
     // multiprocessors are six full rounds and 8 tiles.
     compare::<bf16, bf16>(ctx, blas, "bf16→bf16", (5120, 5120, 4096), 1, false, false)?;
+    // Fewer block tiles than multiprocessors: the tiles against each other
+    // (split-K of short or deep `k`, the swapped tile's 64 × 128 tiles).
+    for s in [(1024, 2048, 1024), (2048, 1024, 512), (512, 2048, 2048), (1024, 1024, 8192)] {
+        compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, 1, false, false)?;
+    }
     // Off the aligned path: every dimension odd and prime, against our own
     // best at the aligned shape next to it.
     for (odd, aligned) in [((4093, 4099, 4091), (4096, 4096, 4096)), ((1021, 1019, 1031), (1024, 1024, 1024))] {

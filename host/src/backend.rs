@@ -242,10 +242,46 @@ pub struct Context {
     launches: Arc<AtomicU64>,
     /// Small argument blocks this handle uploaded ([`Context::upload_cached`]).
     uploads: Mutex<Vec<(Vec<u64>, Arc<Buffer<u64>>)>>,
+    /// The f32 workspace this handle's last split-K launch used
+    /// ([`Context::workspace`]).
+    workspace: Mutex<Option<Buffer<f32>>>,
 }
 
 /// Argument blocks a handle keeps uploaded ([`Context::upload_cached`]).
 const UPLOAD_CACHE: usize = 8;
+
+/// The largest workspace a handle keeps between calls
+/// ([`Context::workspace`]), in f32 elements (64 MiB).
+const WORKSPACE_KEPT: usize = 16 << 20;
+
+/// A handle's workspace while one operation uses it
+/// ([`Context::workspace`]): back to the handle when dropped (kept if it is
+/// at most [`WORKSPACE_KEPT`] elements and larger than what the handle
+/// holds then).
+pub(crate) struct Workspace<'a> {
+    ctx: &'a Context,
+    buf: Option<Buffer<f32>>,
+}
+
+impl std::ops::Deref for Workspace<'_> {
+    type Target = Buffer<f32>;
+    fn deref(&self) -> &Buffer<f32> {
+        self.buf.as_ref().expect("a workspace holds its buffer until dropped")
+    }
+}
+
+impl Drop for Workspace<'_> {
+    fn drop(&mut self) {
+        let Some(buf) = self.buf.take() else { return };
+        if buf.len() > WORKSPACE_KEPT {
+            return;
+        }
+        let mut kept = self.ctx.workspace.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.as_ref().is_none_or(|k| k.len() < buf.len()) {
+            *kept = Some(buf);
+        }
+    }
+}
 
 thread_local! {
     /// Submissions by this thread (see [`Context::thread_launch_count`]).
@@ -378,6 +414,7 @@ impl Context {
             stream: None,
             launches: Arc::new(AtomicU64::new(0)),
             uploads: Mutex::new(Vec::new()),
+            workspace: Mutex::new(None),
         })
     }
 
@@ -386,6 +423,9 @@ impl Context {
     /// for later allocations). Waits for this handle's stream first. A
     /// no-op on the emulator.
     pub fn release_cached_memory(&self) -> Result<()> {
+        // This handle's kept workspace goes back to the pool first (freed on
+        // its stream, after the launches that used it).
+        self.workspace.lock().unwrap_or_else(|e| e.into_inner()).take();
         match &*self.inner {
             Inner::Cuda(c) => {
                 self.synchronize()?;
@@ -400,12 +440,12 @@ impl Context {
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)), uploads: Mutex::new(Vec::new()) }
+        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)), uploads: Mutex::new(Vec::new()), workspace: Mutex::new(None) }
     }
 
     /// A handle of this context on `stream` (`None`: the default stream).
     pub(crate) fn with_stream(&self, stream: Option<Arc<CudaStream>>) -> Context {
-        Context { inner: self.inner.clone(), stream, launches: self.launches.clone(), uploads: Mutex::new(Vec::new()) }
+        Context { inner: self.inner.clone(), stream, launches: self.launches.clone(), uploads: Mutex::new(Vec::new()), workspace: Mutex::new(None) }
     }
 
     /// The stream this handle enqueues on.
@@ -529,6 +569,26 @@ impl Context {
         cache.truncate(UPLOAD_CACHE - 1);
         cache.insert(0, (words.to_vec(), buf.clone()));
         Ok(buf)
+    }
+
+    /// A scratch buffer of at least `len` f32 elements for the launches of
+    /// one operation on this handle's stream that write every element they
+    /// read (split-K partial sums): the handle keeps the last one up to
+    /// [`WORKSPACE_KEPT`] elements, so that calls repeated on it (decode
+    /// steps) launch without an allocation before them. The buffer is the
+    /// caller's until the returned guard drops (a second thread on the same
+    /// handle meanwhile gets a fresh one: the emulator runs its launches at
+    /// once, and an operation's launches must not interleave with
+    /// another's); it is dropped after the operation's launches are enqueued,
+    /// so the next user's launches follow them on the stream. The kept
+    /// buffer goes with the handle or [`Context::release_cached_memory`].
+    pub(crate) fn workspace(&self, len: usize) -> Result<Workspace<'_>> {
+        let kept = self.workspace.lock().unwrap_or_else(|e| e.into_inner()).take_if(|w| w.len() >= len);
+        let buf = match kept {
+            Some(w) => w,
+            None => self.alloc_unzeroed(len)?,
+        };
+        Ok(Workspace { ctx: self, buf: Some(buf) })
     }
 
     /// A buffer of `len` elements, zero-filled.
@@ -712,19 +772,46 @@ impl Context {
         // The calling thread may never have used this context (a buffer
         // made on one thread, launched on from another): make it current.
         c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
-        // SAFETY: the caller passes one pointer per kernel parameter, each to
-        // a value of the parameter's type, alive for the call.
-        unsafe {
-            cudarc::driver::result::launch_kernel(
-                f.cu_function(),
-                (cfg.grid[0], cfg.grid[1], cfg.grid[2]),
-                (cfg.block[0], cfg.block[1], cfg.block[2]),
-                cfg.shared_bytes,
-                self.stream_of(c).cu_stream(),
-                params,
-            )
-        }
-        .map_err(|e| {
+        let stream = self.stream_of(c).cu_stream();
+        // A programmatic dependent launch where the kernel asks for it (it
+        // waits for the previous kernel itself) and the device has it.
+        let early = cfg.early_launch && c.info.compute_capability.0 >= 9;
+        let launched = if early {
+            let mut attr = sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                value: sys::CUlaunchAttributeValue { programmaticStreamSerializationAllowed: 1 },
+            };
+            let config = sys::CUlaunchConfig {
+                gridDimX: cfg.grid[0],
+                gridDimY: cfg.grid[1],
+                gridDimZ: cfg.grid[2],
+                blockDimX: cfg.block[0],
+                blockDimY: cfg.block[1],
+                blockDimZ: cfg.block[2],
+                sharedMemBytes: cfg.shared_bytes,
+                hStream: stream,
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: as below; `config` and its one attribute live for the
+            // call.
+            unsafe { sys::cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }.result()
+        } else {
+            // SAFETY: the caller passes one pointer per kernel parameter,
+            // each to a value of the parameter's type, alive for the call.
+            unsafe {
+                cudarc::driver::result::launch_kernel(
+                    f.cu_function(),
+                    (cfg.grid[0], cfg.grid[1], cfg.grid[2]),
+                    (cfg.block[0], cfg.block[1], cfg.block[2]),
+                    cfg.shared_bytes,
+                    stream,
+                    params,
+                )
+            }
+        };
+        launched.map_err(|e| {
             c.noted(if is_sticky(&e) {
                 Error::DeviceFault { op: "launching a kernel", detail: format!("{name}: {e}") }
             } else {

@@ -9,12 +9,19 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
+    /// Launched as a programmatic dependent of the stream's previous kernel
+    /// (CUDA's programmatic dependent launch, sm_90): the launch may begin
+    /// while that kernel's last blocks run, so its blocks start and set up
+    /// meanwhile. Only for kernels whose every thread calls
+    /// [`crate::arch::sm90::griddepcontrol_wait`] before touching global
+    /// memory.
+    pub early_launch: bool,
 }
 
 impl LaunchConfig {
     /// A 1D launch of `blocks` blocks of `threads` threads.
     pub const fn linear(blocks: u32, threads: u32) -> Self {
-        LaunchConfig { grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes: 0 }
+        LaunchConfig { grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes: 0, early_launch: false }
     }
 
     /// A 2D launch covering `(width, height)` points with `block` threads,
@@ -24,6 +31,7 @@ impl LaunchConfig {
             grid: [width.div_ceil(block[0]), height.div_ceil(block[1]), 1],
             block: [block[0], block[1], 1],
             shared_bytes: 0,
+            early_launch: false,
         }
     }
 

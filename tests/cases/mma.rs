@@ -76,8 +76,12 @@ pub(super) struct Spec {
     pub(super) tf32: bool,
     pub(super) variant: GemmVariant,
     /// Runs of the same call on the same buffers, `C` set back to its
-    /// starting values between them, each one checked (1: one run).
+    /// starting values between them when `β ≠ 0` (with `β = 0` the
+    /// launches follow each other directly), each one checked (1: one run).
     pub(super) runs: usize,
+    /// Launched as programmatic dependents ([`Gemm::programmatic_launch`],
+    /// the default) or plainly.
+    pub(super) programmatic: bool,
 }
 
 impl Spec {
@@ -98,6 +102,7 @@ impl Spec {
             tf32: false,
             variant: GemmVariant::Auto,
             runs: 1,
+            programmatic: true,
         }
     }
 }
@@ -145,7 +150,8 @@ pub(super) fn check<I: Ty, O: Ty>(ctx: &Context, case: &Spec, cublas: bool) -> R
         .batch(c.batch)
         .activation(c.activation)
         .tf32(c.tf32)
-        .variant(c.variant);
+        .variant(c.variant)
+        .programmatic_launch(c.programmatic);
     let g = match c.strides {
         Some([sa, sb, sc]) => g.batch_strides(sa, sb, sc),
         None => g,
@@ -163,7 +169,7 @@ pub(super) fn check<I: Ty, O: Ty>(ctx: &Context, case: &Spec, cublas: bool) -> R
         None
     };
     for run in 0..c.runs.max(1) {
-        if run > 0 {
+        if run > 0 && c.beta != 0.0 {
             dc.copy_from(&c0).map_err(|e| e.to_string())?;
         }
         let done = match &blas {

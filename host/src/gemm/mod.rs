@@ -287,6 +287,7 @@ pub struct Gemm {
     split_k: Option<usize>,
     split_k_tiling: Option<SplitConfig>,
     peel: Option<bool>,
+    programmatic: bool,
 }
 
 /// A validated problem: the kernels' parameters and the batch.
@@ -325,6 +326,7 @@ impl Gemm {
             split_k: None,
             split_k_tiling: None,
             peel: None,
+            programmatic: true,
         }
     }
     /// Scale of the product.
@@ -433,6 +435,18 @@ impl Gemm {
     /// a batch, a split `k`, a chosen rung, and the tensor-core engines.
     pub fn peel_edges(mut self, on: bool) -> Self {
         self.peel = Some(on);
+        self
+    }
+
+    /// On a Hopper GPU, whether the wgmma kernel is launched as a
+    /// programmatic dependent of the stream's previous kernel (CUDA's
+    /// programmatic dependent launch; on by default): its blocks may start
+    /// and set up their barriers while that kernel's last blocks run, and
+    /// wait for it to end (its writes visible) before they touch memory.
+    /// Short products issued back to back gain most; `false` launches it
+    /// plainly. Ignored by the other engines and on the emulator.
+    pub fn programmatic_launch(mut self, on: bool) -> Self {
+        self.programmatic = on;
         self
     }
 
@@ -664,7 +678,7 @@ impl Gemm {
                 }
             }
             Engine::Mma(tile) => mma::run(ctx, tile, self.transposes(), self.activation, &p, a, b, bias, c),
-            Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, self.split_k, &p, a, b, bias, c),
+            Engine::Wgmma(tile) => wgmma::run(ctx, tile, self.transposes(), self.activation, (self.split_k, self.programmatic), &p, a, b, bias, c),
         }
     }
 

@@ -461,11 +461,12 @@ fn run_split_k(
     let ks = split_k_depth(g.k, slices as u32, t.bk as u32);
     let s = cover(g.k, ks);
     let ldw = (g.n as usize).next_multiple_of(4);
-    // Every slice's block tiles write every element of their slice.
-    let ws = ctx.alloc_unzeroed::<f32>(s as usize * g.m as usize * ldw)?;
+    // Every slice's block tiles write every element of their slice (the
+    // handle's kept workspace: `Context::workspace`).
+    let ws = ctx.workspace(s as usize * g.m as usize * ldw)?;
     let q = GemmParams { ldc: ldw as u32, alpha: 1.0, beta: 0.0, ..*g };
     split.launch(ctx, split_k_config(&t, &q, ks), q, ks, At::new(a, oa), At::new(b, ob), &ws)?;
-    launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &ws, At::new(c, oc))
+    launch!(ctx, k::gemm::simt::sgemm_split_k_reduce, split_k_reduce_config(g), *g, ldw as u32, s, &*ws, At::new(c, oc))
 }
 
 /// Where `Auto` peels the edges of an `m × n` `C` for its rung `v` on a

@@ -94,27 +94,61 @@ impl WgmmaTile {
     }
 
     /// The tile for a problem on a GPU of `sms` multiprocessors: the one
-    /// with the shorter estimated time, `waves × work per tile / tile
-    /// throughput`, where a wave is one tile per multiprocessor (the grid
-    /// is persistent; [`waves`]) and a `128 × 256` tile, twice the work of a `128 ×
-    /// 128` one, runs [`WIDE_TILE_SPEEDUP`] times its throughput; `None`
-    /// when neither tile has a kernel for the types and orientation.
-    /// A product of at most [`SWAP_ROWS`] rows takes the swapped tile
+    /// with the shortest [`estimate`] among `128 × 256`, `128 × 128` and
+    /// the swapped `64 × 128` (the first of them on a tie) that have a
+    /// kernel for the types and orientation; `None` when none has. A
+    /// product of at most [`SWAP_ROWS`] rows takes the swapped tile
     /// ([`WgmmaTile::S64x128`]) where it has a kernel.
     pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize) -> Option<WgmmaTile> {
-        if p.g.m as usize <= SWAP_ROWS && kernel_for(WgmmaTile::S64x128, input, output, transposes).is_ok() {
+        let usable = |t: WgmmaTile| kernel_for(t, input, output, transposes).is_ok();
+        if p.g.m as usize <= SWAP_ROWS && usable(WgmmaTile::S64x128) {
             return Some(WgmmaTile::S64x128);
         }
         let ktiles = (p.g.k as usize).div_ceil(k::gemm::wgmma::index::bk(k::gemm::mma::input_bytes(input)));
-        let waves = |t: WgmmaTile| waves(p.g.m.div_ceil(128) as usize * (p.g.n as usize).div_ceil(t.bn()) * p.batch, ktiles, sms.max(1));
-        let wide = waves(WgmmaTile::B128x256) * 2.0 / WIDE_TILE_SPEEDUP;
-        let wanted = if wide <= waves(WgmmaTile::B128x128) {
-            [WgmmaTile::B128x256, WgmmaTile::B128x128]
-        } else {
-            [WgmmaTile::B128x128, WgmmaTile::B128x256]
+        let (m, n) = (p.g.m as usize, p.g.n as usize);
+        let time = |t: WgmmaTile| {
+            // The kernel's problem: a swapped tile's rows are `C`'s columns.
+            let (rows, cols) = if t.swapped() { (n, m) } else { (m, n) };
+            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1))
         };
-        wanted.into_iter().find(|&t| kernel_for(t, input, output, transposes).is_ok())
+        [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128]
+            .into_iter()
+            .filter(|&t| usable(t))
+            .min_by(|&x, &y| time(x).total_cmp(&time(y)))
     }
+
+    /// Work of one block tile, in `128 × 128` tiles.
+    fn work(self) -> f64 {
+        match self {
+            WgmmaTile::B128x256 => 2.0,
+            WgmmaTile::B128x128 | WgmmaTile::P128x128 => 1.0,
+            WgmmaTile::S64x128 => 0.5,
+        }
+    }
+
+    /// Throughput against the `128 × 128` tile's when both fill the GPU
+    /// (the same flops in whole rounds: 4096³, 8192³, 4096 × 14336 × 4096).
+    fn speed(self) -> f64 {
+        match self {
+            WgmmaTile::B128x256 => WIDE_TILE_SPEEDUP,
+            WgmmaTile::B128x128 | WgmmaTile::P128x128 => 1.0,
+            WgmmaTile::S64x128 => SWAP_TILE_SPEED,
+        }
+    }
+}
+
+/// The estimated time of a launch of `tiles` block tiles of `t` over
+/// `ktiles` k-tiles on `sms` multiprocessors, in the time one `128 × 128`
+/// tile's k-loop takes over the whole `k` at full throughput: the rounds
+/// of the persistent grid ([`waves`], split-K included) times the tile's
+/// work over its throughput, plus, where [`split_k`] splits, what the
+/// parts cost beyond their k-loops — each part's partial sums stored, the
+/// counter, the last part reading every part back before its epilogue —
+/// [`SPLIT_PART_KTILES`] k-tiles of the tile's work per part.
+pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize) -> f64 {
+    let parts = split_k(tiles, ktiles, sms).parts;
+    let reduce = if parts > 1 { parts as f64 * SPLIT_PART_KTILES / ktiles.max(1) as f64 } else { 0.0 };
+    waves(tiles, ktiles, sms) * t.work() / t.speed() + reduce * t.work()
 }
 
 /// The most rows of `C` `Auto` computes in swapped tiles: the swapped
@@ -126,6 +160,19 @@ pub const SWAP_ROWS: usize = 64;
 /// throughputs at 4096³, 8192³ and 4096 × 14336 × 4096 (1.19–1.31 on the
 /// H100, BENCHMARKS.md, wgmma), rounded down.
 pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
+
+/// The swapped `64 × 128` tile's throughput against the `128 × 128` one's
+/// when both fill the GPU, as measured at 4096³ (BENCHMARKS.md, "Few
+/// tiles").
+pub const SWAP_TILE_SPEED: f64 = 0.6;
+
+/// What a part of a split tile costs beyond its k-loop, in k-tiles of the
+/// tile ([`estimate`]): inside the range the few-tile shapes measured
+/// allow — the swapped tile's whole tiles beating split `128 × 128` ones
+/// where the parts are short (1024³, 512 × 2048 × 2048), the split ones
+/// ahead where they are long (1024 × 1024 × 8192; BENCHMARKS.md, "Few
+/// tiles").
+pub const SPLIT_PART_KTILES: f64 = 8.0;
 
 /// The kernel of tile `t` for these types and orientation, or
 /// `BadArgument { arg: "variant" }` listing what the tile has.
@@ -295,7 +342,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     tile: WgmmaTile,
     (ta, tb): (bool, bool),
     act: Activation,
-    forced_splits: Option<usize>,
+    (forced_splits, programmatic): (Option<usize>, bool),
     p: &Problem,
     a: &Buffer<I>,
     b: &Buffer<I>,
@@ -358,7 +405,10 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         Some(info) => info.sm_count.max(1) as usize,
         None => EMULATOR_BLOCKS,
     };
-    let blocks = |units: usize| units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32;
+    // The launch of `units` work units: persistent blocks, launched early
+    // when asked (`Gemm::programmatic_launch`: every thread of the kernel
+    // waits for the previous grid before its first memory access).
+    let launch_config = |units: usize| LaunchConfig { early_launch: programmatic, ..config.config(units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32) };
     // Ping-pong tiles do not split (their consumers take whole tiles).
     let split = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     // Swapped tiles store element by element, without `C`'s map.
@@ -366,7 +416,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     if split.parts == 1 {
         let (maps, store) = upload_maps(ctx, &ab, c_map, 0)?;
         let params = WgmmaParams { store_map: store, ..params };
-        return kernel.launch(ctx, config.config(blocks(tiles)), params, &maps, &*c, bias, None);
+        return kernel.launch(ctx, launch_config(tiles), params, &maps, &*c, bias, None);
     }
     // Split-K: every part of a split tile stores its f32 partial sums to
     // `work` (rows inside `C`; nothing there needs clearing) and counts
@@ -374,11 +424,11 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // part adds them in order and runs the epilogue. One launch, the whole
     // tiles (if any) first.
     let split_tiles = tiles - split.whole;
-    let work = ctx.alloc_unzeroed::<f32>(split_tiles * split.parts * config.bm() * config.bn)?;
+    let work = ctx.workspace(split_tiles * split.parts * config.bm() * config.bn)?;
     let (maps, store) = upload_maps(ctx, &ab, c_map, split_tiles)?;
     let params = WgmmaParams { store_map: store, splits: split.parts as u32, whole: split.whole as u32, ..params };
     let units = k::gemm::wgmma::index::walk_units(tiles, split.whole, split.parts);
-    kernel.launch(ctx, config.config(blocks(units)), params, &maps, &*c, bias, Some(&work))
+    kernel.launch(ctx, launch_config(units), params, &maps, &*c, bias, Some(&*work))
 }
 
 /// How a launch cuts its block tiles into work units: the first `whole`
@@ -422,12 +472,12 @@ pub(super) fn split_k(tiles: usize, ktiles: usize, sms: usize) -> Split {
 
 /// Rounds of the persistent grid a problem of `tiles` block tiles of
 /// `ktiles` k-tiles takes on `sms` multiprocessors: whole rounds, and for
-/// a last round [`split_k`] spreads in parts behind full ones, the share
-/// of a tile one part computes. (A problem of less than one round counts
-/// one, split or not.)
+/// tiles [`split_k`] spreads in parts (a last round behind full ones, or
+/// all of them when they are fewer than half the multiprocessors) the
+/// share of a tile one part computes.
 pub(super) fn waves(tiles: usize, ktiles: usize, sms: usize) -> f64 {
     let split = split_k(tiles, ktiles, sms);
-    if split.parts == 1 || split.whole == 0 {
+    if split.parts == 1 {
         return tiles.div_ceil(sms) as f64;
     }
     (split.whole / sms) as f64 + ktiles.div_ceil(split.parts) as f64 / ktiles as f64
@@ -669,8 +719,10 @@ mod tests {
     fn waves_count_a_split_last_round_as_its_parts() {
         assert_eq!(waves(512, 64, 132), 4.0);
         assert_eq!(waves(544, 64, 132), 4.25);
-        // Less than one round counts one, split or not.
-        assert_eq!(waves(32, 128, 132), 1.0);
+        // Less than half a round, split: the share of a tile of one part.
+        assert_eq!(waves(32, 128, 132), 0.25);
+        // Less than one round, not split: one.
+        assert_eq!(waves(100, 64, 132), 1.0);
         assert_eq!(waves(1056, 64, 132), 8.0);
     }
 
@@ -683,9 +735,14 @@ mod tests {
         // One wave of wide tiles (128 of 132) beats two of narrow ones.
         assert_eq!(pick(2048, 2048, 2048, 1), Some(WgmmaTile::B128x256));
         assert_eq!(pick(8192, 8192, 8192, 1), Some(WgmmaTile::B128x256));
-        // Narrow tiles fit in one wave where wide ones would idle half the GPU.
-        assert_eq!(pick(1024, 1024, 1024, 1), Some(WgmmaTile::B128x128));
-        assert_eq!(pick(128, 128, 4096, 1), Some(WgmmaTile::B128x128));
+        // Narrow tiles fill one wave where wide ones would idle half the GPU.
+        assert_eq!(pick(1024, 2048, 1024, 1), Some(WgmmaTile::B128x128));
+        assert_eq!(pick(2048, 1024, 512, 1), Some(WgmmaTile::B128x128));
+        // Where narrow tiles would be split in parts of short `k`, the
+        // swapped tile's whole tiles; with deep `k` the split narrow ones.
+        assert_eq!(pick(1024, 1024, 1024, 1), Some(WgmmaTile::S64x128));
+        assert_eq!(pick(512, 2048, 2048, 1), Some(WgmmaTile::S64x128));
+        assert_eq!(pick(1024, 1024, 8192, 1), Some(WgmmaTile::B128x128));
         // Four waves of wide tiles and a last round of 16 split in parts
         // (544) against eight of narrow ones (1056, exactly full).
         assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::B128x256));
@@ -695,6 +752,9 @@ mod tests {
         assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(SWAP_ROWS, 14336, 4096, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(SWAP_ROWS + 1, 14336, 4096, 1), Some(WgmmaTile::B128x128));
+        // 5120² × 4096: six full rounds of wide tiles and 8 split tiles
+        // against twelve of narrow ones and 16 split.
+        assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::B128x256));
         // f16 → f32 has only a wide-tile kernel: that one, even where the
         // narrow or the swapped tile would be chosen.
         let p = crate::gemm::Gemm::new(1024, 1024, 1024).problem().unwrap();

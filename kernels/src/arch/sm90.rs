@@ -278,6 +278,27 @@ pub fn setmaxnreg_dec_40() {
     imp::setmaxnreg_dec_40()
 }
 
+/// `griddepcontrol.wait`: waits until the grids this launch depends on
+/// (the stream's previous kernel, when it was launched as a programmatic
+/// dependent: [`crate::launch::LaunchConfig::early_launch`]) have ended
+/// and their memory writes are visible. A no-op in a launch without such
+/// a dependency, and on the emulator (which runs launches one after
+/// another). Every thread calls it before its first global-memory access.
+#[inline(always)]
+pub fn griddepcontrol_wait() {
+    imp::griddepcontrol_wait()
+}
+
+/// `griddepcontrol.launch_dependents`: lets the stream's next kernel, when
+/// launched as a programmatic dependent, be scheduled once every block of
+/// this grid has called it or ended (its blocks then wait in
+/// [`griddepcontrol_wait`] for this grid to end). A no-op otherwise and on
+/// the emulator.
+#[inline(always)]
+pub fn griddepcontrol_launch_dependents() {
+    imp::griddepcontrol_launch_dependents()
+}
+
 macro_rules! wgmma_api {
     ($($(#[$m:meta])* $name:ident, $n:literal;)*) => {$(
         $(#[$m])*

@@ -315,6 +315,7 @@ pub const fn blur_fast_config(p: ImageParams) -> LaunchConfig {
         grid: [p.row_bytes().div_ceil(FAST_TILE_W), p.height.div_ceil(FAST_TILE_H), 1],
         block: [FAST_BLOCK[0], FAST_BLOCK[1], 1],
         shared_bytes: fast_shared_bytes(p.radius),
+        early_launch: false,
     }
     .fold_rows()
 }
@@ -329,7 +330,7 @@ pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
 /// One thread per element, 3D blocks of 32 × 4 × 2.
 pub const fn volume_config(v: VolumeParams) -> LaunchConfig {
     let [bx, by, bz] = volume_blocks(v);
-    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0 }
+    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0, early_launch: false }
 }
 
 const fn min_u32(a: u32, b: u32) -> u32 {

@@ -160,6 +160,7 @@ impl SmemTile {
             grid: [nx.div_ceil(self.cols as u32), ny.div_ceil(self.rows as u32), 1],
             block: [WARP as u32, self.block_y as u32, 1],
             shared_bytes: self.shared_bytes(4),
+            early_launch: false,
         }
         .fold_rows()
     }
@@ -317,6 +318,7 @@ impl VecTile {
             grid: [nx.div_ceil(self.tile as u32), ny.div_ceil(self.tile as u32), 1],
             block: [self.threads as u32, 1, 1],
             shared_bytes: self.shared_bytes(4),
+            early_launch: false,
         }
         .fold_rows()
     }

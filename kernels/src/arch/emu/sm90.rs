@@ -433,6 +433,10 @@ pub(crate) fn wgmma_fence_regs<const R: usize>(_acc: &mut [u32; R]) {}
 pub(crate) fn fence_proxy_async_shared() {}
 pub(crate) fn setmaxnreg_inc_232() {}
 pub(crate) fn setmaxnreg_dec_40() {}
+/// The emulator runs one launch after another: the previous one has ended
+/// and its writes are visible before a block starts.
+pub(crate) fn griddepcontrol_wait() {}
+pub(crate) fn griddepcontrol_launch_dependents() {}
 
 /// Element kinds of `wgmma` operands.
 #[derive(Clone, Copy)]

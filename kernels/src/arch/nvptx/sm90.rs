@@ -146,6 +146,17 @@ pub(crate) fn setmaxnreg_dec_40() {
     unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 40;", options(nostack)) }
 }
 
+#[inline(always)]
+pub(crate) fn griddepcontrol_wait() {
+    // A memory clobber (no `nomem`): no global access moves above it.
+    unsafe { asm!("griddepcontrol.wait;", options(nostack)) }
+}
+
+#[inline(always)]
+pub(crate) fn griddepcontrol_launch_dependents() {
+    unsafe { asm!("griddepcontrol.launch_dependents;", options(nostack)) }
+}
+
 /// An empty `asm!` that reads and writes every register of `acc`: the
 /// compiler keeps the accumulators' accesses on their side of it.
 macro_rules! fence_regs {

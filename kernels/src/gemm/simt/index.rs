@@ -217,6 +217,7 @@ pub const fn tiled_config(p: &GemmParams, bm: usize, bn: usize, threads: u32) ->
         grid: [(p.n as usize).div_ceil(bn) as u32, (p.m as usize).div_ceil(bm) as u32, 1],
         block: [threads, 1, 1],
         shared_bytes: 0,
+        early_launch: false,
     }
 }
 

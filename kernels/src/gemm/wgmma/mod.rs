@@ -88,7 +88,7 @@ use crate::arch::sm90::{
     bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
     tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_m64n64k16_bf16, wgmma_m64n64k16_f16, wgmma_m64n64k8_tf32,
-    wgmma_wait_group, wgmma_wait_group2, TensorMap,
+    griddepcontrol_launch_dependents, griddepcontrol_wait, wgmma_wait_group, wgmma_wait_group2, TensorMap,
 };
 use crate::arch::simd::f32x2;
 use crate::arch::{
@@ -227,7 +227,7 @@ impl WgmmaTiling {
     /// Grid of `blocks` persistent blocks (the host passes
     /// `min(tiles, multiprocessors)`).
     pub const fn config(&self, blocks: u32) -> LaunchConfig {
-        LaunchConfig { grid: [blocks, 1, 1], block: [THREADS as u32, 1, 1], shared_bytes: self.plan().shared_bytes() as u32 }
+        LaunchConfig { grid: [blocks, 1, 1], block: [THREADS as u32, 1, 1], shared_bytes: self.plan().shared_bytes() as u32, early_launch: false }
     }
     /// The orientation `(ta, tb)` of the user's operands this kernel reads:
     /// its own, or for a swapped kernel (its `A` the user's `B` stored
@@ -337,6 +337,14 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             }
         }
         sync_threads();
+        // Launched early (`LaunchConfig::early_launch`, the host's
+        // `Gemm::programmatic_launch`), the block has set up its barriers
+        // while the stream's previous kernel ended: wait for that kernel
+        // (its writes) before the first memory access. Then the next launch
+        // may begin: its blocks take this grid's multiprocessors as they
+        // free up and wait here in turn. Both are no-ops in a plain launch.
+        griddepcontrol_wait();
+        griddepcontrol_launch_dependents();
 
         if wg == 0 {
             // Producer.
