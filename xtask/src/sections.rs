@@ -300,13 +300,16 @@ const TMA26: &str = "2026-11-26-h100-tma-store";
 /// from 2026-11-28): the committed build's decode rows, one call of
 /// docs/benchmarks/2026-11-28-h100-swap-decode/run2-queue-vs-static/ (two shapes).
 const SWAP28: &str = "2026-11-28-h100-swap-decode";
-/// The H200 with the tensor maps cached per context handle (no upload
-/// before a repeated call): the whole gemm_tc bench but its decode rows,
-/// one call (docs/benchmarks/2026-11-28-h200-maps-cache/run2-full/, cut by
-/// its time limit before the decode shapes and the batches' last rows).
-const H200MAPS28: &str = "2026-11-28-h200-maps-cache";
-/// The same build's decode rows, one call (run3-decode/ of that folder).
-const H200MAPSDEC28: &str = "2026-11-28-h200-maps-decode";
+/// The H200 with programmatic dependent launches, the split-K workspace
+/// kept per handle and Auto's estimate over three tiles (the swapped one
+/// for few tiles): the whole gemm_tc bench, one call
+/// (docs/benchmarks/2026-11-28-h200-few-tiles/run3-full/, cut by its time
+/// limit after the few-tile shapes, before the odd shapes, the batches,
+/// decode and the fused epilogue).
+const H200PDL28: &str = "2026-11-28-h200-pdl-full";
+/// The same build's call of selected rows: decode, the odd shapes, the
+/// few-tile shapes (run2-auto-swap/ of that folder).
+const H200PDLDEC28: &str = "2026-11-28-h200-pdl-decode";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -335,6 +338,9 @@ const C1024: &[&str] = &["1024×1024×1024"];
 const MLP: &[&str] = &["4096×14336×4096"];
 const SHALLOW: &[&str] = &["8192×8192×1024"];
 const DECODE: &[&str] = &["1×8192×8192", "16×8192×8192", "64×14336×4096", "64×8192×8192"];
+/// Products of fewer block tiles than multiprocessors (Auto's estimate
+/// between split narrow tiles and whole swapped ones).
+const FEW: &[&str] = &["1024×2048×1024", "2048×1024×512", "512×2048×2048", "1024×1024×8192"];
 const ODD: &[&str] = &["4093×4099×4091"];
 const BATCH_K64: &[&str] = &["64×1024×1024×64 (Bᵀ)"];
 const BATCH_128: &[&str] = &["512×128×128×128"];
@@ -355,16 +361,10 @@ macro_rules! tc_row {
     };
 }
 
-/// The decode shapes' label when a run measured all four.
-const DECODE_LABEL: &str = "1×8192², 16×8192², 64×14336×4096, 64×8192²";
-
 /// A tensor-core table's decode row: GB/s against a device copy of B,
 /// Auto (with `$auto_note`), wgmma 128x256, mma.sync and cuBLAS; `$label`
 /// names the shapes the runs measured.
 macro_rules! tc_decode_row {
-    ($runs:expr, $auto_note:literal) => {
-        tc_decode_row!($runs, $auto_note, DECODE_LABEL)
-    };
     ($runs:expr, $auto_note:literal, $label:expr) => {
         &[
             Cell::T("bf16 decode, % of a copy of B (HBM)"),
@@ -380,9 +380,6 @@ macro_rules! tc_decode_row {
 /// A tensor-core table's decode row of ten calls back to back (the host
 /// enqueuing the next call while the GPU runs the last): Auto and cuBLAS.
 macro_rules! tc_decode_b2b_row {
-    ($runs:expr) => {
-        tc_decode_b2b_row!($runs, DECODE_LABEL)
-    };
     ($runs:expr, $label:expr) => {
         &[
             Cell::T("bf16 decode, ten calls back to back, % of a copy of B"),
@@ -530,21 +527,23 @@ pub const TABLES: &[Table] = &[
         header: &["types", "shape", "Auto", "wgmma 128x256", "mma.sync 128x128", "cuBLAS TFLOP/s"],
         align: "llrrrr",
         rows: &[
-            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200MAPS28]),
-            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200MAPS28]),
-            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200MAPS28]),
-            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200MAPS28]),
-            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200MAPS28]),
-            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200MAPS28]),
-            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200MAPS28]),
-            tc_decode_row!(&[H200MAPSDEC28], " (swapped 128 × 64 tiles)"),
-            tc_decode_b2b_row!(&[H200MAPSDEC28]),
-            tc_odd_row!(&[H200MAPS28]),
+            tc_row!("bf16→bf16", "8192³", "bf16→bf16", C8192, &[H200PDL28]),
+            tc_row!("bf16→bf16", "4096³", "bf16→bf16", C4096, &[H200PDL28]),
+            tc_row!("bf16→bf16", "4096×14336×4096", "bf16→bf16", MLP, &[H200PDL28]),
+            tc_row!("bf16→bf16", "8192×8192×1024", "bf16→bf16", SHALLOW, &[H200PDL28]),
+            tc_row!("bf16→f32", "8192³", "bf16→f32", C8192, &[H200PDL28]),
+            tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200PDL28]),
+            tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200PDL28]),
+            tc_row!("bf16→bf16", "1024×2048×1024, 2048×1024×512, 512×2048², 1024²×8192", "bf16→bf16", FEW, &[H200PDL28]),
+            tc_decode_row!(&[H200PDLDEC28], " (swapped 128 × 64 tiles)", "1×8192², 64×14336×4096"),
+            tc_decode_b2b_row!(&[H200PDLDEC28], "1×8192², 64×14336×4096"),
+            tc_odd_row!(&[H200PDLDEC28]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
-               decode rows are GB/s against a device copy of B. The build with the tensor maps cached per context handle \
-               (2026-11-28): every row but the decode rows from one call of the whole bench, the decode rows from a second \
-               call on the same machine; the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
+               split-K workspace and the swapped tile for few tiles (2026-11-28): the GEMM rows from one call of the whole \
+               bench (cut before the odd shapes), the decode and odd-shape rows from an earlier call of the same build on \
+               another machine; the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
