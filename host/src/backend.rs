@@ -1131,6 +1131,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_workspace_is_lent_to_one_operation_at_a_time_and_kept() {
+        let ctx = Context::emulator();
+        let first = ctx.workspace(100).unwrap();
+        let at = first.device_ptr();
+        assert!(first.len() >= 100);
+        // While lent, another operation on the handle gets its own.
+        let second = ctx.workspace(10).unwrap();
+        assert_ne!(second.device_ptr(), at, "a lent workspace was lent again");
+        drop(second);
+        drop(first);
+        // Back: the larger of the two is kept and lent again for any
+        // length it holds.
+        let again = ctx.workspace(60).unwrap();
+        assert_eq!(again.device_ptr(), at, "the kept workspace was not lent again");
+        drop(again);
+        // A longer one replaces it.
+        let longer = ctx.workspace(1000).unwrap();
+        let long_at = longer.device_ptr();
+        assert_ne!(long_at, at);
+        drop(longer);
+        assert_eq!(ctx.workspace(1).unwrap().device_ptr(), long_at);
+        // Beyond the kept size: allocated for the call, not kept.
+        let huge = ctx.workspace(WORKSPACE_KEPT + 1).unwrap();
+        assert!(huge.len() > WORKSPACE_KEPT);
+        drop(huge);
+        assert_eq!(ctx.workspace(1).unwrap().device_ptr(), long_at, "a workspace past the limit was kept");
+        // Another handle keeps its own; releasing the cached memory drops it.
+        let other = ctx.with_stream(None);
+        assert_ne!(other.workspace(1).unwrap().device_ptr(), long_at);
+        ctx.release_cached_memory().unwrap();
+        assert!(ctx.workspace.lock().unwrap().is_none(), "release_cached_memory kept the workspace");
+    }
+
+    #[test]
     fn upload_cache_shares_equal_blocks_and_keeps_the_last_eight() {
         let ctx = Context::emulator();
         let block = |i: u64| [i, i + 1, 7];
