@@ -58,6 +58,57 @@ macro_rules! hslide_launcher {
 }
 ferrotile_kernels::hslide_table!(hslide_launcher);
 
+/// Generates [`launch_fast`]: one arm per row of the kernels'
+/// `fast_table!`.
+macro_rules! fast_launcher {
+    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        /// Launches the fast kernel of `channels` at `radius`
+        /// (`BlurVariant::Fast::supports` checked them).
+        fn launch_fast(
+            ctx: &Context,
+            (channels, radius): (usize, u32),
+            input: &crate::Buffer<u8>,
+            output: &mut crate::Buffer<u8>,
+            p: ix::ImageParams,
+        ) -> Result<()> {
+            match (channels, radius) {
+                $(($c, $r) => launch!(ctx, k::image::$name, ix::blur_fast_config(p), input, output, p),)*
+                _ => unreachable!("checked by supports()"),
+            }
+        }
+
+        /// Whether the fast rung has a kernel for `channels` at `radius`:
+        /// a row of the kernels' `fast_table!`.
+        fn fast_has(channels: usize, radius: u32) -> bool {
+            matches!((channels, radius), $(($c, $r))|*)
+        }
+    };
+}
+ferrotile_kernels::fast_table!(fast_launcher);
+
+/// Generates [`launch_slide`]: one arm per row of the kernels'
+/// `slide_table!`.
+macro_rules! slide_launcher {
+    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        /// Launches the sliding kernel of `channels` at `radius`
+        /// (`BlurVariant::Sliding::supports` checked them).
+        fn launch_slide(
+            ctx: &Context,
+            (channels, radius): (usize, u32),
+            cfg: k::launch::LaunchConfig,
+            input: &crate::Buffer<u8>,
+            output: &mut crate::Buffer<u8>,
+            sp: SlideParams,
+        ) -> Result<()> {
+            match (channels, radius) {
+                $(($c, $r) => launch!(ctx, k::image::$name, cfg, input, output, sp),)*
+                _ => unreachable!("checked by supports()"),
+            }
+        }
+    };
+}
+ferrotile_kernels::slide_table!(slide_launcher);
+
 /// `width` and `channels` as u32, or `None` when either does not fit.
 fn u32_pair(width: usize, channels: usize) -> Option<(u32, u32)> {
     Some((u32::try_from(width).ok()?, u32::try_from(channels).ok()?))
@@ -89,7 +140,7 @@ impl BlurVariant {
         match self {
             BlurVariant::Naive => radius <= MAX_BLUR_RADIUS,
             BlurVariant::Tiled => radius <= MAX_TILED_RADIUS,
-            BlurVariant::Fast => matches!((channels, radius), (1 | 3, 1..=3)),
+            BlurVariant::Fast => fast_has(channels, radius),
             BlurVariant::Sliding => u32_pair(width, channels).is_some_and(|(w, c)| ix::slide_supports(w, c, radius)),
             BlurVariant::SlidingSums => u32_pair(width, channels).is_some_and(|(w, c)| ix::hslide_supports(w, c, radius)),
             BlurVariant::Window => u32::try_from(channels).is_ok_and(|c| ix::win_supports(c, radius)),
@@ -222,26 +273,12 @@ fn blur_checked(
     match (variant, src.channels, radius) {
         (BlurVariant::Naive, ..) => launch!(ctx, ki::blur_naive, ix::pixel_config(p.width, p.height), input, output, p),
         (BlurVariant::Tiled, ..) => launch!(ctx, ki::blur_tiled, ix::blur_tiled_config(p), input, output, p),
-        (BlurVariant::Fast, 1, 1) => launch!(ctx, ki::blur_fast_gray_r1, ix::blur_fast_config(p), input, output, p),
-        (BlurVariant::Fast, 1, 2) => launch!(ctx, ki::blur_fast_gray_r2, ix::blur_fast_config(p), input, output, p),
-        (BlurVariant::Fast, 1, 3) => launch!(ctx, ki::blur_fast_gray_r3, ix::blur_fast_config(p), input, output, p),
-        (BlurVariant::Fast, 3, 1) => launch!(ctx, ki::blur_fast_rgb_r1, ix::blur_fast_config(p), input, output, p),
-        (BlurVariant::Fast, 3, 2) => launch!(ctx, ki::blur_fast_rgb_r2, ix::blur_fast_config(p), input, output, p),
-        (BlurVariant::Fast, 3, 3) => launch!(ctx, ki::blur_fast_rgb_r3, ix::blur_fast_config(p), input, output, p),
-        (BlurVariant::Fast, ..) => unreachable!("checked by supports()"),
+        (BlurVariant::Fast, c, r) => launch_fast(ctx, (c, r), input, output, p),
         (BlurVariant::Sliding, c, r) => {
             let strip = strip_rows.unwrap_or_else(|| sliding_strip_rows(ctx, src.width, src.height, c));
             let sp = SlideParams::new(p.width, p.height, p.channels, strip.min(p.height));
             let cfg = ix::blur_slide_config(sp, p.channels, r);
-            match (c, r) {
-                (1, 1) => launch!(ctx, ki::blur_slide_gray_r1, cfg, input, output, sp),
-                (1, 2) => launch!(ctx, ki::blur_slide_gray_r2, cfg, input, output, sp),
-                (1, 3) => launch!(ctx, ki::blur_slide_gray_r3, cfg, input, output, sp),
-                (3, 1) => launch!(ctx, ki::blur_slide_rgb_r1, cfg, input, output, sp),
-                (3, 2) => launch!(ctx, ki::blur_slide_rgb_r2, cfg, input, output, sp),
-                (3, 3) => launch!(ctx, ki::blur_slide_rgb_r3, cfg, input, output, sp),
-                _ => unreachable!("checked by supports()"),
-            }
+            launch_slide(ctx, (c, r), cfg, input, output, sp)
         }
         (BlurVariant::Window, c, r) => {
             let strip = strip_rows.unwrap_or_else(|| window_strip_rows(ctx, src.width, src.height, c, r)).min(WINDOW_MAX_STRIP);

@@ -283,7 +283,28 @@ unsafe fn blur_fast_body<const C: u32, const R: u32>(input: Global<u8>, output: 
     }
 }
 
-kernel! {
+/// The fast kernels, one row each: its doc, `name: channels, radius`.
+/// A row is the kernel, [`blur_fast_body`] for its channels and radius.
+macro_rules! fast_kernels {
+    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        $(
+            kernel! {
+                $(#[$doc])*
+                pub fn $name(input: Global<u8>, output: Global<u8>, p: ImageParams) {
+                    blur_fast_body::<$c, $r>(input, output, p)
+                }
+            }
+        )*
+    };
+}
+
+/// The fast kernels, one row each (`name: channels, radius` and its doc):
+/// `fast_table!(m)` passes the rows to the macro `m`. Here `fast_kernels!`
+/// makes them the kernels; the host's launcher makes them its dispatch
+/// over channels and radius, so a row added here is launched there.
+#[macro_export]
+macro_rules! fast_table {
+    ($then:ident) => { $then! {
     /// Separable blur, gray, radius 1. The box sum is a horizontal sum of
     /// `2r + 1` bytes followed by a vertical sum of `2r + 1` of those, with
     /// the radius a compile-time constant so every window index is a
@@ -296,43 +317,24 @@ kernel! {
     /// interior chunks (multiply-high), one 16-byte store. Per pixel about a
     /// dozen instructions instead of the tiled rung's `(2r + 1)²` loads and
     /// adds: expected near copy bandwidth at radius 1–3.
-    pub fn blur_fast_gray_r1(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        blur_fast_body::<1, 1>(input, output, p)
-    }
-}
+    blur_fast_gray_r1: 1, 1;
 
-kernel! {
     /// [`blur_fast_gray_r1`] at radius 2.
-    pub fn blur_fast_gray_r2(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        blur_fast_body::<1, 2>(input, output, p)
-    }
-}
+    blur_fast_gray_r2: 1, 2;
 
-kernel! {
     /// [`blur_fast_gray_r1`] at radius 3.
-    pub fn blur_fast_gray_r3(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        blur_fast_body::<1, 3>(input, output, p)
-    }
-}
+    blur_fast_gray_r3: 1, 3;
 
-kernel! {
     /// [`blur_fast_gray_r1`] for interleaved RGB at radius 1: the same byte
     /// tiles, horizontal neighbours 3 bytes apart.
-    pub fn blur_fast_rgb_r1(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        blur_fast_body::<3, 1>(input, output, p)
-    }
-}
+    blur_fast_rgb_r1: 3, 1;
 
-kernel! {
     /// [`blur_fast_rgb_r1`] at radius 2.
-    pub fn blur_fast_rgb_r2(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        blur_fast_body::<3, 2>(input, output, p)
-    }
+    blur_fast_rgb_r2: 3, 2;
+
+    /// [`blur_fast_rgb_r1`] at radius 3.
+    blur_fast_rgb_r3: 3, 3;
+    } };
 }
 
-kernel! {
-    /// [`blur_fast_rgb_r1`] at radius 3.
-    pub fn blur_fast_rgb_r3(input: Global<u8>, output: Global<u8>, p: ImageParams) {
-        blur_fast_body::<3, 3>(input, output, p)
-    }
-}
+crate::fast_table!(fast_kernels);

@@ -383,7 +383,30 @@ unsafe fn blur_slide_strip<const C: u32, const R: u32, const D: u32, const EDGE:
     }
 }
 
-kernel! {
+/// The sliding kernels, one row each: its doc, `name: channels, radius`.
+/// A row is the kernel, [`blur_slide_body`] with [`slide_prefetch`] rows
+/// ahead for its channels and radius.
+macro_rules! slide_kernels {
+    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        $(
+            kernel! {
+                $(#[$doc])*
+                pub fn $name(input: Global<u8>, output: Global<u8>, p: SlideParams) {
+                    blur_slide_body::<$c, $r, { slide_prefetch($c, $r) }>(input, output, p)
+                }
+            }
+        )*
+    };
+}
+
+/// The sliding kernels, one row each (`name: channels, radius` and its
+/// doc): `slide_table!(m)` passes the rows to the macro `m`. Here
+/// `slide_kernels!` makes them the kernels; the host's launcher makes them
+/// its dispatch over channels and radius, so a row added here is launched
+/// there.
+#[macro_export]
+macro_rules! slide_table {
+    ($then:ident) => { $then! {
     /// Sliding-window blur, gray, radius 1: improves on `blur_fast_gray_r1`
     /// by dropping the shared tile, its halo chunks and its two barriers.
     /// One thread per 16-byte chunk of a strip of rows (the host picks the
@@ -402,47 +425,28 @@ kernel! {
     /// Expected: about 9 instructions per pixel and no barrier, so the
     /// kernel streams near copy speed; measured well ahead of
     /// `blur_fast_gray_r1` (HISTORY.md).
-    pub fn blur_slide_gray_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_slide_body::<1, 1, { slide_prefetch(1, 1) }>(input, output, p)
-    }
-}
+    blur_slide_gray_r1: 1, 1;
 
-kernel! {
     /// [`blur_slide_gray_r1`] at radius 2 (same cost per row: the column
     /// sums slide, the horizontal sum grows by two packed adds per word).
-    pub fn blur_slide_gray_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_slide_body::<1, 2, { slide_prefetch(1, 2) }>(input, output, p)
-    }
-}
+    blur_slide_gray_r2: 1, 2;
 
-kernel! {
     /// [`blur_slide_gray_r1`] at radius 3.
-    pub fn blur_slide_gray_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_slide_body::<1, 3, { slide_prefetch(1, 3) }>(input, output, p)
-    }
-}
+    blur_slide_gray_r3: 1, 3;
 
-kernel! {
     /// [`blur_slide_gray_r1`] for interleaved RGB at radius 1: neighbours 3
     /// bytes apart, so the halo is `3r` bytes (1 word) on each side.
-    pub fn blur_slide_rgb_r1(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_slide_body::<3, 1, { slide_prefetch(3, 1) }>(input, output, p)
-    }
-}
+    blur_slide_rgb_r1: 3, 1;
 
-kernel! {
     /// [`blur_slide_rgb_r1`] at radius 2 (2 halo words on each side).
-    pub fn blur_slide_rgb_r2(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_slide_body::<3, 2, { slide_prefetch(3, 2) }>(input, output, p)
-    }
+    blur_slide_rgb_r2: 3, 2;
+
+    /// [`blur_slide_rgb_r1`] at radius 3 (3 halo words on each side).
+    blur_slide_rgb_r3: 3, 3;
+    } };
 }
 
-kernel! {
-    /// [`blur_slide_rgb_r1`] at radius 3 (3 halo words on each side).
-    pub fn blur_slide_rgb_r3(input: Global<u8>, output: Global<u8>, p: SlideParams) {
-        blur_slide_body::<3, 3, { slide_prefetch(3, 3) }>(input, output, p)
-    }
-}
+crate::slide_table!(slide_kernels);
 
 /// Prefetch-depth experiments: the sliding kernels loading 2 or 4 rows
 /// ahead whatever [`slide_prefetch`] says (the benchmark compares them).
