@@ -447,6 +447,40 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     Ok(())
 }
 
+/// The row-pitch sweep (`FERROTILE_BENCH_PITCH=1`): 4096³ with `A`, `B`
+/// and `C` rows `ld` elements apart, and 4093×4099×4091 on operands padded
+/// to `lda = 4096`, `ldb = ldc = ld`, each against the packed 4096³ call
+/// timed in turn ([`alternate`]); % = the packed call's median over this
+/// one's (flops scaled for the odd shape).
+fn pitches(ctx: &Context) -> Result<()> {
+    let n = 4096;
+    let base_g = Gemm::new(n, n, n);
+    let mut base = operands::<bf16, bf16>(ctx, &base_g, n, 21)?;
+    for (m, nn, k, lds) in [(4096usize, 4096usize, 4096usize, &[4096usize, 4160, 4224, 4352, 4608, 5120][..]), (4093, 4099, 4091, &[4160, 4224, 4352, 4608, 5120][..])] {
+        let g = Gemm::new(m, nn, k);
+        let o = operands::<bf16, bf16>(ctx, &g, nn, 22)?;
+        for &ld in lds {
+            let lda = if m == 4096 { ld } else { 4096 };
+            let da = ctx.upload(&padded(&o.a, m, k, lda))?;
+            let db = ctx.upload(&padded(&o.b, k, nn, ld))?;
+            let gp = Gemm::new(m, nn, k).lda(lda).ldb(ld).ldc(ld);
+            let mut dc = ctx.alloc::<bf16>(m * ld)?;
+            gp.run(ctx, &da, &db, &mut dc)?;
+            let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
+            let (mb, mp) = (median(&mut tb), median(&mut tp));
+            let scale = (m * nn * k) as f64 / (n * n * n) as f64;
+            println!(
+                "| bf16→bf16 | {m}×{nn}×{k} | pitch: lda {lda}, ldb = ldc {ld} ({} B) | {:.4} | packed 4096³ {:.4} | {:.1} | - |",
+                2 * ld,
+                mp.as_secs_f64() * 1e3,
+                mb.as_secs_f64() * 1e3,
+                100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Plain and fused calls timed in turn by [`epilogue`].
 const ALTERNATIONS: usize = 7;
 
@@ -638,6 +672,12 @@ fn run(ctx: &Context) -> Result<()> {
                 }
             }
         }
+    }
+    // `FERROTILE_BENCH_PITCH=1`: the product's speed against the row pitch
+    // of its operands and `C` (the same values, rows padded), each pitch
+    // timed in turn with the packed aligned call.
+    if std::env::var("FERROTILE_BENCH_PITCH").is_ok_and(|v| v == "1") {
+        pitches(ctx)?;
     }
     // Strided-batched, attention-like.
     for (batch, s, tb) in [(64, (1024, 1024, 64), true), (512, (128, 128, 128), false), (64, (512, 512, 512), false), (256, (256, 1024, 64), true)] {
