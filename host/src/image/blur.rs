@@ -35,13 +35,13 @@ pub enum BlurVariant {
     Window,
 }
 
-/// Generates [`launch_hslide`]: one arm per row of the kernels'
-/// `hslide_table!`.
-macro_rules! hslide_launcher {
-    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
-        /// Launches the default sliding-sums kernel of `channels` at
-        /// `radius` (`BlurVariant::SlidingSums::supports` checked them).
-        fn launch_hslide(
+/// Generates a sliding rung's launcher `$launch` from the rows of its
+/// kernels' table (`hslide_table!`, `slide_table!`): one arm per row.
+macro_rules! sliding_launcher {
+    ($launch:ident $($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
+        /// Launches the rung's kernel of `channels` at `radius` (the
+        /// rung's `supports` checked them).
+        fn $launch(
             ctx: &Context,
             (channels, radius): (usize, u32),
             cfg: k::launch::LaunchConfig,
@@ -56,7 +56,8 @@ macro_rules! hslide_launcher {
         }
     };
 }
-ferrotile_kernels::hslide_table!(hslide_launcher);
+ferrotile_kernels::hslide_table!(sliding_launcher, launch_hslide);
+ferrotile_kernels::slide_table!(sliding_launcher, launch_slide);
 
 /// Generates [`launch_fast`]: one arm per row of the kernels'
 /// `fast_table!`.
@@ -86,28 +87,6 @@ macro_rules! fast_launcher {
 }
 ferrotile_kernels::fast_table!(fast_launcher);
 
-/// Generates [`launch_slide`]: one arm per row of the kernels'
-/// `slide_table!`.
-macro_rules! slide_launcher {
-    ($($(#[$doc:meta])* $name:ident: $c:literal, $r:literal;)*) => {
-        /// Launches the sliding kernel of `channels` at `radius`
-        /// (`BlurVariant::Sliding::supports` checked them).
-        fn launch_slide(
-            ctx: &Context,
-            (channels, radius): (usize, u32),
-            cfg: k::launch::LaunchConfig,
-            input: &crate::Buffer<u8>,
-            output: &mut crate::Buffer<u8>,
-            sp: SlideParams,
-        ) -> Result<()> {
-            match (channels, radius) {
-                $(($c, $r) => launch!(ctx, k::image::$name, cfg, input, output, sp),)*
-                _ => unreachable!("checked by supports()"),
-            }
-        }
-    };
-}
-ferrotile_kernels::slide_table!(slide_launcher);
 
 /// `width` and `channels` as u32, or `None` when either does not fit.
 fn u32_pair(width: usize, channels: usize) -> Option<(u32, u32)> {

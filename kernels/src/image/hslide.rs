@@ -332,12 +332,12 @@ macro_rules! hslide_kernels {
 
 /// The default horizontal-first sliding kernels, one row each (`name:
 /// channels, radius` and its doc): `hslide_table!(m)` passes the rows to
-/// the macro `m`. Here `hslide_kernels!` makes them the kernels and
+/// the macro `m` (`hslide_table!(m, x)`: `x` before them). Here `hslide_kernels!` makes them the kernels and
 /// their launch bounds; the host's launcher makes them its dispatch over
 /// channels and radius, so a row added here is launched there.
 #[macro_export]
 macro_rules! hslide_table {
-    ($then:ident) => { $then! {
+    ($then:ident $(, $arg:ident)*) => { $then! { $($arg)*
     /// Horizontal-first sliding blur, gray, radius 1: improves on
     /// `blur_slide_gray_r1` by summing each row horizontally once, when it
     /// enters the window, and sliding those 8 packed words down the strip

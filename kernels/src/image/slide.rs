@@ -400,13 +400,14 @@ macro_rules! slide_kernels {
 }
 
 /// The sliding kernels, one row each (`name: channels, radius` and its
-/// doc): `slide_table!(m)` passes the rows to the macro `m`. Here
+/// doc): `slide_table!(m)` passes the rows to the macro `m`
+/// (`slide_table!(m, x)`: `x` before them). Here
 /// `slide_kernels!` makes them the kernels; the host's launcher makes them
 /// its dispatch over channels and radius, so a row added here is launched
 /// there.
 #[macro_export]
 macro_rules! slide_table {
-    ($then:ident) => { $then! {
+    ($then:ident $(, $arg:ident)*) => { $then! { $($arg)*
     /// Sliding-window blur, gray, radius 1: improves on `blur_fast_gray_r1`
     /// by dropping the shared tile, its halo chunks and its two barriers.
     /// One thread per 16-byte chunk of a strip of rows (the host picks the
