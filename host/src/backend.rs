@@ -420,8 +420,9 @@ impl Context {
 
     /// Returns the device memory that freed buffers left in the device's
     /// memory pool to the driver (see [`Context::cuda`]: the pool keeps it
-    /// for later allocations). Waits for this handle's stream first. A
-    /// no-op on the emulator.
+    /// for later allocations), after dropping the split-K workspace this
+    /// handle keeps between calls. Waits for this handle's stream first. A
+    /// no-op on the emulator but for the workspace.
     pub fn release_cached_memory(&self) -> Result<()> {
         // This handle's kept workspace goes back to the pool first (freed on
         // its stream, after the launches that used it).
