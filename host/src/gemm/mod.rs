@@ -145,10 +145,12 @@ pub enum GemmVariant {
     /// rung from [`AUTO_TABLE`] on any layout (operands it cannot read
     /// staged, skinny and deep products split along `k`: the table in
     /// the [module docs](self)); for bf16, f16 and tf32 on a Hopper GPU
-    /// (compute capability 9.0), the wgmma tile (tf32 operands staged
-    /// rounded and k-major first; products of at most 64 rows computed
-    /// as `Cᵀ = Bᵀ·Aᵀ`, [`WgmmaTile::S64x128`]); otherwise the tensor-core
-    /// tile that suits the shape (`MmaTile`).
+    /// (compute capability 9.0), the wgmma tile of the shortest estimated
+    /// time (tf32 operands staged rounded and k-major first; products of
+    /// at most 64 rows, and products of few tiles whose `128 × 128` tiles
+    /// would be split in short parts of `k`, computed as `Cᵀ = Bᵀ·Aᵀ`,
+    /// [`WgmmaTile::S64x128`]); otherwise the tensor-core tile that suits
+    /// the shape (`MmaTile`).
     Auto,
     /// 1. One thread per element, uncoalesced.
     Naive,

@@ -43,7 +43,9 @@ pub enum WgmmaTile {
     /// transposed. A `128 × 128` tile of such a product computes 128 rows of
     /// which at most 64 are `C`'s, and its stages hold `A`'s zero-filled rows;
     /// this one spends half the tensor-core time per byte of `B` and keeps
-    /// more of `B` in flight. Kernels: bf16 → bf16, bf16 → f32 and
+    /// more of `B` in flight. `Auto` also takes it for products of fewer
+    /// tiles than multiprocessors where its whole `64 × 128` tiles beat
+    /// split `128 × 128` ones (its estimated time). Kernels: bf16 → bf16, bf16 → f32 and
     /// f16 → f16 with the user's operands row-major, bf16 → bf16 with `B`
     /// stored transposed, and tf32 (operands staged, any orientation); none
     /// for f16 → f32.
