@@ -458,40 +458,35 @@ fn pitches(ctx: &Context) -> Result<()> {
     let base_g = Gemm::new(n, n, n);
     let mut base = operands::<bf16, bf16>(ctx, &base_g, n, 21)?;
     for (m, nn, k, lds) in [(4096usize, 4096usize, 4096usize, &[4096usize, 4160, 4224, 4352, 4608, 5120][..]), (4093, 4099, 4091, &[4160, 4224, 4352, 4608, 5120][..])] {
-        let g = Gemm::new(m, nn, k);
-        let o = operands::<bf16, bf16>(ctx, &g, nn, 22)?;
+        let o = operands::<bf16, bf16>(ctx, &Gemm::new(m, nn, k), nn, 22)?;
         for &ld in lds {
             let lda = if m == 4096 { ld } else { 4096 };
             let da = ctx.upload(&padded(&o.a, m, k, lda))?;
             let db = ctx.upload(&padded(&o.b, k, nn, ld))?;
-            let gp = Gemm::new(m, nn, k).lda(lda).ldb(ld).ldc(ld);
             let mut dc = ctx.alloc::<bf16>(m * ld)?;
-            gp.run(ctx, &da, &db, &mut dc)?;
-            let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
-            let (mb, mp) = (median(&mut tb), median(&mut tp));
-            let scale = (m * nn * k) as f64 / (n * n * n) as f64;
-            println!(
-                "| bf16→bf16 | {m}×{nn}×{k} | pitch: lda {lda}, ldb = ldc {ld} ({} B) | {:.4} | packed 4096³ {:.4} | {:.1} | - |",
-                2 * ld,
-                mp.as_secs_f64() * 1e3,
-                mb.as_secs_f64() * 1e3,
-                100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
-            );
+            // The product `(m, cols, depth)` on these operands, in turn with
+            // the packed call: one row.
+            let mut vs_packed = |(cols, depth): (usize, usize), label: &str| -> Result<()> {
+                let gp = Gemm::new(m, cols, depth).lda(lda).ldb(ld).ldc(ld);
+                gp.run(ctx, &da, &db, &mut dc)?;
+                let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
+                let (mb, mp) = (median(&mut tb), median(&mut tp));
+                let scale = (m * cols * depth) as f64 / (n * n * n) as f64;
+                println!(
+                    "| bf16→bf16 | {m}×{cols}×{depth} | {label} | {:.4} | packed 4096³ {:.4} | {:.1} | - |",
+                    mp.as_secs_f64() * 1e3,
+                    mb.as_secs_f64() * 1e3,
+                    100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
+                );
+                Ok(())
+            };
+            vs_packed((nn, k), &format!("pitch: lda {lda}, ldb = ldc {ld} ({} B)", 2 * ld))?;
             if m != 4096 {
                 // The same operands as a product over their padded extent
                 // (`n` = `ldb`, `k` = `lda`: the padding is zeros, so `C`'s
                 // first `nn` columns are the same): no TMA box of `A` or `B`
                 // reaches past the end of a row, only past the last row.
-                let gx = Gemm::new(m, ld, lda).lda(lda).ldb(ld).ldc(ld);
-                let (mut tb, mut tx) = alternate(ctx, |w| if w { gx.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
-                let (mb, mx) = (median(&mut tb), median(&mut tx));
-                let scale = (m * ld * lda) as f64 / (n * n * n) as f64;
-                println!(
-                    "| bf16→bf16 | {m}×{ld}×{lda} | the same operands over their padded rows (n = ldb, k = lda) | {:.4} | packed 4096³ {:.4} | {:.1} | - |",
-                    mx.as_secs_f64() * 1e3,
-                    mb.as_secs_f64() * 1e3,
-                    100.0 * mb.as_secs_f64() * scale / mx.as_secs_f64()
-                );
+                vs_packed((ld, lda), "the same operands over their padded rows (n = ldb, k = lda)")?;
             }
         }
     }
