@@ -170,6 +170,7 @@ macro_rules! launch {
                     grid: cfg.grid.into(),
                     block: cfg.block.into(),
                     shared_bytes: cfg.shared_bytes as usize,
+                    dependent: cfg.early_launch,
                 };
                 let thread = || unsafe { $($kernel)::+($((&$arg).emu(stringify!($arg))),+) };
                 ferrotile_kernels::arch::emu::launch(spec, &thread)

@@ -119,6 +119,12 @@ impl<T: Copy> Global<T> {
 
     #[inline]
     fn check(self, op: &str, i: usize, n: usize, align: usize) {
+        if super::sched::awaiting_grid() {
+            fault(format!(
+                "{op} of `{}` before griddepcontrol.wait in a programmatic dependent launch (the previous kernel may still be running)",
+                self.name
+            ));
+        }
         if i.checked_add(n).is_none_or(|end| end > self.len) {
             fault(format!(
                 "out-of-bounds {op} of `{}` at index {i} (+{n} elements), buffer length {}",

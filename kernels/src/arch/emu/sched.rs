@@ -56,6 +56,12 @@ pub struct LaunchSpec {
     pub block: Dim3,
     /// Bytes of dynamic shared memory per block.
     pub shared_bytes: usize,
+    /// A programmatic dependent launch (`LaunchConfig::early_launch`): on
+    /// a GPU its blocks may run while the stream's previous kernel ends, so
+    /// every thread must wait for it (`griddepcontrol.wait`) before it
+    /// touches global memory. The emulator runs launches one after another
+    /// and reports an access before the wait as a fault.
+    pub dependent: bool,
 }
 
 /// A fault found by the emulator.
@@ -340,6 +346,10 @@ pub(crate) struct ThreadCtx {
     pub(crate) spin_on: Cell<(u32, u32)>,
     /// The named barrier (id, thread count) the thread waits at.
     pub(crate) named: Cell<(u32, u32)>,
+    /// In a programmatic dependent launch, until the thread's
+    /// `griddepcontrol.wait`: global memory is off limits
+    /// ([`LaunchSpec::dependent`]).
+    pub(crate) awaiting_grid: Cell<bool>,
 }
 
 /// One `cp.async` in flight: its source bytes (read at issue) and where
@@ -380,6 +390,16 @@ pub(crate) fn current() -> (&'static BlockCtx, &'static ThreadCtx) {
     // SAFETY: set by `run_block` for the duration of a resume; both live
     // until the block finishes.
     unsafe { (&*b, &*t) }
+}
+
+/// Whether the thread being emulated on this OS thread is a programmatic
+/// dependent launch's before its `griddepcontrol.wait` (false outside a
+/// launch).
+pub(crate) fn awaiting_grid() -> bool {
+    let (_, t) = CURRENT.with(|c| c.get());
+    // SAFETY: set by `run_block` for the duration of a resume (null
+    // outside one); the thread lives until its block finishes.
+    !t.is_null() && unsafe { (*t).awaiting_grid.get() }
 }
 
 /// Reports a fault from inside the current thread and stops it for good.
@@ -511,6 +531,7 @@ fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync))
             warp: Cell::new(WarpSlot::default()),
             spin_on: Cell::new((0, 0)),
             named: Cell::new((0, 0)),
+            awaiting_grid: Cell::new(spec.dependent),
         })
         .collect();
     let result = run_threads(&ctx, &threads, thread);

@@ -434,8 +434,12 @@ pub(crate) fn fence_proxy_async_shared() {}
 pub(crate) fn setmaxnreg_inc_232() {}
 pub(crate) fn setmaxnreg_dec_40() {}
 /// The emulator runs one launch after another: the previous one has ended
-/// and its writes are visible before a block starts.
-pub(crate) fn griddepcontrol_wait() {}
+/// and its writes are visible before a block starts. The wait ends the
+/// thread's ban on global memory in a programmatic dependent launch
+/// (`LaunchSpec::dependent`).
+pub(crate) fn griddepcontrol_wait() {
+    super::sched::current().1.awaiting_grid.set(false);
+}
 pub(crate) fn griddepcontrol_launch_dependents() {}
 
 /// Element kinds of `wgmma` operands.

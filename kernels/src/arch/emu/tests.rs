@@ -12,6 +12,7 @@ fn spec(kernel: &'static str, grid: u32, block: u32, shared: usize) -> LaunchSpe
         grid: Dim3 { x: grid, y: 1, z: 1 },
         block: Dim3 { x: block, y: 1, z: 1 },
         shared_bytes: shared,
+        dependent: false,
     }
 }
 
@@ -93,6 +94,28 @@ kernel! {
     }
 }
 
+kernel! {
+    /// Doubles each element after waiting for the previous grid
+    /// (correct in a programmatic dependent launch).
+    pub fn double_after_wait(data: Global<f32>) {
+        crate::arch::sm90::griddepcontrol_wait();
+        let i = global_x() as usize;
+        data.write(i, 2.0 * data.read(i));
+    }
+}
+
+kernel! {
+    /// The same with its read moved above the wait: in a programmatic
+    /// dependent launch it may read what the previous kernel has not
+    /// written yet.
+    pub fn double_before_wait(data: Global<f32>) {
+        let i = global_x() as usize;
+        let x = data.read(i);
+        crate::arch::sm90::griddepcontrol_wait();
+        data.write(i, 2.0 * x);
+    }
+}
+
 fn global(v: &mut [f32], name: &'static str) -> Global<f32> {
     unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
 }
@@ -107,6 +130,20 @@ fn correct_shared_memory_kernel_passes() {
             assert_eq!(v[b * 32 + t], (b * 32 + 31 - t) as f32);
         }
     }
+}
+
+#[test]
+fn a_dependent_launch_touches_global_memory_only_after_its_wait() {
+    let mut v = vec![1.0f32; 64];
+    let g = global(&mut v, "data");
+    let dependent = |name| LaunchSpec { dependent: true, ..spec(name, 2, 32, 0) };
+    launch(dependent("double_after_wait"), &|| unsafe { double_after_wait(g) }).unwrap();
+    assert!(v.iter().all(|&x| x == 2.0));
+    let g = global(&mut v, "data");
+    let m = fault(launch(dependent("double_before_wait"), &|| unsafe { double_before_wait(g) }));
+    assert!(m.contains("read of `data` before griddepcontrol.wait"), "{m}");
+    // A plain launch has no previous grid to wait for.
+    launch(spec("double_before_wait", 2, 32, 0), &|| unsafe { double_before_wait(g) }).unwrap();
 }
 
 #[test]

@@ -17,6 +17,7 @@ fn spec(kernel: &'static str, block: u32, shared: usize) -> LaunchSpec {
         grid: Dim3 { x: 1, y: 1, z: 1 },
         block: Dim3 { x: block, y: 1, z: 1 },
         shared_bytes: shared,
+        dependent: false,
     }
 }
 
