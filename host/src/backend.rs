@@ -232,6 +232,13 @@ pub(crate) enum Inner {
 /// was allocated on, and every function that launches checks that its
 /// buffers belong to the context it was given (two contexts on the same
 /// device, or two emulator contexts, are different contexts).
+///
+/// Each handle (the context's own, and each of [`Context::on`]) keeps what
+/// its calls would otherwise upload or allocate again: the argument blocks
+/// of its last 8 tensor-core calls (their TMA tensor maps, a few hundred
+/// bytes each) and its largest split-K workspace up to 64 MiB. Both go
+/// with the handle; [`Context::release_cached_memory`] drops the
+/// workspace at once.
 pub struct Context {
     pub(crate) inner: Arc<Inner>,
     /// The stream this handle enqueues on ([`Context::on`]); `None`: the
