@@ -99,11 +99,11 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::twice::{m}x{n}x{kk}", tile.name()), case, false);
     }
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::thrice::1x4096x4096", tile.name()), Spec { beta: 0.5, runs: 3, ..mk(1, 4096, 4096) }, true);
-    // Programmatic dependent launches (the default), three in a row with
-    // β = 0 (no copy between them): each waits for the one before, whose
-    // split-K counters and workspace it reuses; with `k` odd every launch
-    // follows the staging kernel that wrote its operand. And the plain
-    // launch.
+    // Programmatic dependent launches (the default), three with β = 0:
+    // the second and third follow each other with nothing between them,
+    // each waiting for the one before, whose split-K counters and workspace
+    // it reuses; with `k` odd every launch follows the staging kernel that
+    // wrote its operand. And the plain launch.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::pdl::33x200x1031", tile.name()), Spec { runs: 3, ..mk(33, 200, 1031) }, false);
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::pdl::1x4096x4096", tile.name()), Spec { runs: 3, ..mk(1, 4096, 4096) }, true);
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::plain_launch::1x4096x4096", tile.name()), Spec { runs: 3, programmatic: false, ..mk(1, 4096, 4096) }, true);

@@ -87,7 +87,6 @@ macro_rules! fast_launcher {
 }
 ferrotile_kernels::fast_table!(fast_launcher);
 
-
 /// `width` and `channels` as u32, or `None` when either does not fit.
 fn u32_pair(width: usize, channels: usize) -> Option<(u32, u32)> {
     Some((u32::try_from(width).ok()?, u32::try_from(channels).ok()?))
