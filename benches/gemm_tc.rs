@@ -493,6 +493,56 @@ fn pitches(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
+/// Where the odd shape's time goes, one factor at a time
+/// (`FERROTILE_BENCH_ODD_FACTORS=1`): products of Auto's `128 × 256` tile
+/// (and two of the `128 × 128` tile) on the same padded operands (`A` 4096 × 4096, `B` 4096 × 4224, `C`
+/// rows of 4224, zeros outside the odd 4093×4099×4091 values), each timed
+/// in turn with the packed 4096³ call of the same tile ([`alternate`]):
+/// every dimension odd (`C`'s rows not whole 16-byte pieces: no TMA
+/// stores), then `n` a multiple of 8 (`C` through TMA stores, the same 17
+/// tile columns), then `k` whole too (no
+/// box past the end of `A`'s rows), `m` whole too (no box past the last
+/// row), and `n` 4096 with only `m` odd. % = the packed call's median over
+/// this one's, flops scaled.
+fn odd_factors(ctx: &Context) -> Result<()> {
+    let n = 4096;
+    let tile = GemmVariant::Wgmma(WgmmaTile::B128x256);
+    let base_g = Gemm::new(n, n, n).variant(tile);
+    let mut base = operands::<bf16, bf16>(ctx, &base_g, n, 21)?;
+    let (m0, n0, k0, ld) = (4093, 4099, 4091, 4224);
+    let o = operands::<bf16, bf16>(ctx, &Gemm::new(m0, n0, k0), n0, 22)?;
+    let mut a = padded(&o.a, m0, k0, n);
+    a.resize(n * n, bf16::ZERO);
+    let mut b = padded(&o.b, k0, n0, ld);
+    b.resize(n * ld, bf16::ZERO);
+    let (da, db) = (ctx.upload(&a)?, ctx.upload(&b)?);
+    let mut dc = ctx.alloc::<bf16>(n * ld)?;
+    let narrow = GemmVariant::Wgmma(WgmmaTile::B128x128);
+    let cases = [
+        ((m0, n0, k0), tile, "every dimension odd: C's rows not whole 16-byte pieces"),
+        ((m0, 4104, k0), tile, "n a multiple of 8: C through TMA stores"),
+        ((m0, 4104, n), tile, "k whole too"),
+        ((n, 4104, n), tile, "m whole too: only n past 16 tile columns"),
+        ((m0, n, n), tile, "only m odd"),
+        ((m0, n0, k0), narrow, "every dimension odd, 128 × 128 tiles"),
+        ((m0, 4104, k0), narrow, "n a multiple of 8, 128 × 128 tiles"),
+    ];
+    for ((m, cols, depth), variant, label) in cases {
+        let gp = Gemm::new(m, cols, depth).lda(n).ldb(ld).ldc(ld).variant(variant);
+        gp.run(ctx, &da, &db, &mut dc)?;
+        let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
+        let (mb, mp) = (median(&mut tb), median(&mut tp));
+        let scale = (m * cols * depth) as f64 / (n * n * n) as f64;
+        println!(
+            "| bf16→bf16 | {m}×{cols}×{depth} | odd factors: {label} | {:.4} | packed 4096³ (128 × 256) {:.4} | {:.1} | - |",
+            mp.as_secs_f64() * 1e3,
+            mb.as_secs_f64() * 1e3,
+            100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
 /// Plain and fused calls timed in turn by [`epilogue`].
 const ALTERNATIONS: usize = 7;
 
@@ -690,6 +740,9 @@ fn run(ctx: &Context) -> Result<()> {
     // timed in turn with the packed aligned call.
     if std::env::var("FERROTILE_BENCH_PITCH").is_ok_and(|v| v == "1") {
         pitches(ctx)?;
+    }
+    if std::env::var("FERROTILE_BENCH_ODD_FACTORS").is_ok_and(|v| v == "1") {
+        odd_factors(ctx)?;
     }
     // Strided-batched, attention-like.
     for (batch, s, tb) in [(64, (1024, 1024, 64), true), (512, (128, 128, 128), false), (64, (512, 512, 512), false), (256, (256, 1024, 64), true)] {
