@@ -301,7 +301,7 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
 /// `C`'s tensor map for the kernel's TMA-store epilogue (box
 /// [`epi_box`]): `Some` when TMA can write `C` — its start, its rows and
 /// its matrices 16-byte aligned, and its rows a whole number of 16-byte
-/// pieces — else `None` (the kernel then stores from the accumulators).
+/// pieces — else `None` (the kernel's threads then store its chunks).
 ///
 /// The last condition is measured, not documented: on an H100 a store
 /// whose box crosses the last column wrote the whole 16-byte piece holding
@@ -319,19 +319,26 @@ fn store_map<O: GemmElement>(ctx: &Context, c: &Buffer<O>, rows: usize, cols: us
 }
 
 /// The maps buffer of a launch: `A`'s and `B`'s, then `C`'s when the
-/// epilogue stores through TMA; and the matching [`WgmmaParams::store_map`].
+/// epilogue stores through TMA; and the matching [`WgmmaParams::store`]
+/// (without `C`'s map: the threads store, or with `swapped` tiles the
+/// accumulators straight).
 /// With `counters` (split-K: one per tile), the third slot is always there
 /// (zeros without `C`'s map) and `counters` zero `u32` follow it, the
 /// tiles' arrival counters ([`WgmmaParams::splits`]), which every launch
 /// leaves at zero. The buffer is the handle's cached upload of these words
 /// ([`Context::upload_cached`]): a call repeated on the same operands
 /// launches without copying its maps to the device first.
-fn upload_maps(ctx: &Context, ab: &[TensorMap; 2], c: Option<TensorMap>, counters: usize) -> Result<(Arc<Buffer<u64>>, u32)> {
+fn upload_maps(ctx: &Context, ab: &[TensorMap; 2], c: Option<TensorMap>, swapped: bool, counters: usize) -> Result<(Arc<Buffer<u64>>, u32)> {
     let third = c.or((counters > 0).then_some(TensorMap([0; 16])));
     let mut words: Vec<u64> = ab.iter().chain(third.as_ref()).flat_map(|m| m.0).collect();
     // Whole map slots of counters (32 to a slot): the buffer holds maps.
     words.resize(words.len() + counters.div_ceil(32) * 16, 0);
-    Ok((ctx.upload_cached(&words)?, c.is_some() as u32))
+    let store = match c {
+        Some(_) => k::gemm::wgmma::STORE_TMA,
+        None if swapped => k::gemm::wgmma::STORE_DIRECT,
+        None => k::gemm::wgmma::STORE_THREADS,
+    };
+    Ok((ctx.upload_cached(&words)?, store))
 }
 
 /// Runs the wgmma kernel of `tile` on `p` (types `I` → `O`, checked by the
@@ -400,7 +407,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         splits: 1,
         whole: 0,
         // Set below, with the launch that stores through `C`'s map.
-        store_map: 0,
+        store: k::gemm::wgmma::STORE_DIRECT,
     };
     let tiles = config.tiles(&params);
     let sms = match ctx.device_info() {
@@ -416,8 +423,8 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // Swapped tiles store element by element, without `C`'s map.
     let c_map = if sw { None } else { store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])? };
     if split.parts == 1 {
-        let (maps, store) = upload_maps(ctx, &ab, c_map, 0)?;
-        let params = WgmmaParams { store_map: store, ..params };
+        let (maps, store) = upload_maps(ctx, &ab, c_map, sw, 0)?;
+        let params = WgmmaParams { store, ..params };
         return kernel.launch(ctx, launch_config(tiles), params, &maps, &*c, bias, None);
     }
     // Split-K: every part of a split tile stores its f32 partial sums to
@@ -427,8 +434,8 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // tiles (if any) first.
     let split_tiles = tiles - split.whole;
     let work = ctx.workspace(split_tiles * split.parts * config.bm() * config.bn)?;
-    let (maps, store) = upload_maps(ctx, &ab, c_map, split_tiles)?;
-    let params = WgmmaParams { store_map: store, splits: split.parts as u32, whole: split.whole as u32, ..params };
+    let (maps, store) = upload_maps(ctx, &ab, c_map, sw, split_tiles)?;
+    let params = WgmmaParams { store, splits: split.parts as u32, whole: split.whole as u32, ..params };
     let units = k::gemm::wgmma::index::walk_units(tiles, split.whole, split.parts);
     kernel.launch(ctx, launch_config(units), params, &maps, &*c, bias, Some(&*work))
 }

@@ -54,6 +54,23 @@ pub const fn epi_cols(es: usize) -> usize {
     ROW_BYTES as usize / es
 }
 
+/// Warps of a warpgroup, each storing whole rows of an epilogue chunk
+/// when the threads store it ([`super::STORE_THREADS`]).
+pub const CHUNK_WARPS: u32 = crate::layout::wgmma::WARPGROUP / 32;
+
+/// The chunk row warp `warp` stores in its step `i` (`0..WGMMA_M /
+/// CHUNK_WARPS`): rows `warp, warp + 4, …`.
+pub const fn chunk_row(warp: u32, i: u32) -> u32 {
+    CHUNK_WARPS * i + warp
+}
+
+/// The first chunk column lane `lane` stores in pass `pass` of a row:
+/// `per` consecutive columns per lane (2: a pair of 16-bit elements, one
+/// pass; 1: an element, `epi_cols / 32` passes).
+pub const fn chunk_col(lane: u32, pass: u32, per: u32) -> u32 {
+    32 * per * pass + per * lane
+}
+
 /// The TMA box of `C` (innermost first): one epilogue chunk.
 pub const fn epi_box(es: usize) -> [u32; 3] {
     [epi_cols(es) as u32, WGMMA_M, 1]
@@ -393,6 +410,36 @@ mod tests {
             let d = SmemDesc::decode(operand_desc(true, tile, 0, 1));
             let blocks: HashSet<u32> = (0..n).map(|c| d.mn_major(c, 0, 2) / MN_BLOCK_BYTES as u32).collect();
             assert_eq!(blocks.len() as u32, n / 64);
+        }
+    }
+
+    /// The threads' stores of a chunk: the warps' steps cover its 64 rows
+    /// once, and the lanes' passes its columns once, by pairs (16-bit rows
+    /// 4-byte aligned) or by elements (any row, 16- or 32-bit).
+    #[test]
+    fn chunk_stores_cover_the_chunk_once() {
+        let mut rows = HashSet::new();
+        for warp in 0..CHUNK_WARPS {
+            for i in 0..WGMMA_M / CHUNK_WARPS {
+                assert!(rows.insert(chunk_row(warp, i)));
+            }
+        }
+        assert_eq!(rows, (0..WGMMA_M).collect());
+        for (es, per) in [(2usize, 2u32), (2, 1), (4, 1)] {
+            let cols = epi_cols(es) as u32;
+            let passes = cols / (32 * per);
+            let mut seen = HashSet::new();
+            for pass in 0..passes {
+                for lane in 0..32 {
+                    let c = chunk_col(lane, pass, per);
+                    for e in c..c + per {
+                        assert!(seen.insert(e), "es {es} per {per}: column {e} twice");
+                    }
+                    // A warp's pass covers consecutive columns.
+                    assert_eq!(c, chunk_col(0, pass, per) + per * lane);
+                }
+            }
+            assert_eq!(seen, (0..cols).collect(), "es {es} per {per}");
         }
     }
 

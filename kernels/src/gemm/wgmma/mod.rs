@@ -67,9 +67,11 @@
 //!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
 //!   swizzled shared-memory buffers, 128 bytes of each row at a time, and
 //!   stored by TMA (clipped at `C`'s edges) while the consumers go on to
-//!   the next tile. Where `C` is not 16-byte aligned for TMA, `epilogue`
-//!   stores straight from the fragment, two adjacent columns per store,
-//!   predicated at the edges (tiles wholly inside `C` without tests).
+//!   the next tile. Where TMA cannot write `C` (its rows not 16-byte
+//!   aligned, or not a whole number of 16-byte pieces) the warpgroup's
+//!   threads store each chunk from its buffer instead (`store_chunk`): a
+//!   warp's store covers 64 or 128 consecutive bytes of one row, clipped
+//!   at the edges.
 //!   A bias is copied into shared memory (`cp.async`) at the start of each
 //!   tile by both consumers, between two named barriers of the 256 of
 //!   them, so the epilogue reads it without a global load's latency.
@@ -79,10 +81,10 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
-    KSTEPS, THREADS,
+    align_base, bk, box_dims, chunk_col, chunk_row, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
+    CHUNK_WARPS, KSTEPS, THREADS,
 };
-use super::mma::{activate, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
+use super::mma::{activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
     bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
@@ -103,7 +105,8 @@ use crate::variant_family;
 pub const MAP_A: usize = 0;
 /// Index of `B`'s tensor map.
 pub const MAP_B: usize = 1;
-/// Index of `C`'s tensor map (present when [`WgmmaParams::store_map`] is set).
+/// Index of `C`'s tensor map (present when [`WgmmaParams::store`] is
+/// [`STORE_TMA`]).
 pub const MAP_C: usize = 2;
 
 /// The problem, passed by value (`#[repr(C)]`, the same struct on host
@@ -143,14 +146,24 @@ pub struct WgmmaParams {
     /// a multiple of the grid: the last, partial round of tiles is spread
     /// over every block.
     pub whole: u32,
-    /// 1: `maps[MAP_C]` is `C`'s tensor map (box [`index::epi_box`], the
-    /// third dimension the matrices of `C`), and results
-    /// go to `C` through shared memory and TMA stores. 0: straight from
-    /// the accumulators (`C` not TMA-writable: its start, rows or matrices
-    /// not 16-byte aligned, or its rows not a whole number of 16-byte
-    /// pieces).
-    pub store_map: u32,
+    /// How results reach `C`: [`STORE_TMA`], [`STORE_THREADS`] or
+    /// [`STORE_DIRECT`].
+    pub store: u32,
 }
+
+/// [`WgmmaParams::store`]: `maps[MAP_C]` is `C`'s tensor map (box
+/// [`index::epi_box`], the third dimension the matrices of `C`); results go
+/// to `C` through shared memory and TMA stores (`epilogue_tma`).
+pub const STORE_TMA: u32 = 1;
+/// [`WgmmaParams::store`]: results go through the same shared-memory
+/// chunks as with [`STORE_TMA`], then the warpgroup's threads store each
+/// chunk row by row, a lane a pair or an element (`store_chunk`): for a `C` that TMA
+/// cannot write (its start, rows or matrices not 16-byte aligned, or its
+/// rows not a whole number of 16-byte pieces). No map of `C`.
+pub const STORE_THREADS: u32 = 2;
+/// [`WgmmaParams::store`]: straight from the accumulators
+/// (`epilogue_swapped`): swapped tiles, which have no epilogue buffers.
+pub const STORE_DIRECT: u32 = 0;
 
 /// A configuration of the engine (all compile-time in the kernel).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -405,8 +418,9 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let (mut lo, mut hi) = ([0u32; HALF], [0u32; HALF]);
             const { assert!(!PP || (BN == 128 && R == 2 * HALF), "ping-pong halves are 64 × 128") };
             // A swapped tile stores element by element (the launcher
-            // passes no map of `C`).
-            let tma = !SW && p.store_map != 0;
+            // passes no map of `C`); the others through shared memory and
+            // TMA or the threads' stores.
+            let tma = !SW && p.store == STORE_TMA;
             let mut it = 0usize;
             // Units in 32 bits, as in the producer.
             let units = units as u32;
@@ -533,22 +547,12 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 if PP {
                     // One half after the other (each a call of its own:
                     // see `lo` and `hi`).
-                    if tma {
-                        epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &lo, (base, zc), (m0, n0), tw, g, plan);
-                        epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &hi, (base, zc), (m0 + WGMMA_M as usize, n0), tw, g, plan);
-                    } else {
-                        epilogue::<O, HALF>(&p, c, bias_sh, &lo, base, (m0, n0), tw);
-                        epilogue::<O, HALF>(&p, c, bias_sh, &hi, base, (m0 + WGMMA_M as usize, n0), tw);
-                    }
+                    epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &lo, (base, zc), (m0, n0), tw, g, plan);
+                    epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &hi, (base, zc), (m0 + WGMMA_M as usize, n0), tw, g, plan);
                 } else if SW {
                     epilogue_swapped::<O, R>(&p, c, bias, &acc, base, (m0 + 64 * g, n0), tw);
                 } else {
-                    let origin = (m0 + 64 * g, n0);
-                    if tma {
-                        epilogue_tma::<O, R>(&p, maps, c, bias_sh, &acc, (base, zc), origin, tw, g, plan);
-                    } else {
-                        epilogue::<O, R>(&p, c, bias_sh, &acc, base, origin, tw);
-                    }
+                    epilogue_tma::<O, R>(&p, maps, c, bias_sh, &acc, (base, zc), (m0 + 64 * g, n0), tw, g, plan);
                 }
                 unit = unit.saturating_add(grid_dim_x());
             }
@@ -730,6 +734,10 @@ unsafe fn split_k_sum<const BN: usize, const R: usize>(
 /// a named barrier of the warpgroup before a buffer is written (its old
 /// store has read it) and after (every thread's bytes are in, fenced for
 /// the async proxy) orders them.
+///
+/// With [`STORE_THREADS`] (a `C` TMA cannot write) the chunks go through
+/// the same buffers, and the warpgroup's threads store each one
+/// ([`store_chunk`]) before its buffer is written again.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn epilogue_tma<O: Value, const R: usize>(
@@ -744,7 +752,8 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
     g: usize,
     plan: SmemPlan,
 ) {
-    let plain = short_path::<R>(p, base, origin).1;
+    // `β = 0`, no bias, no activation: only `α·acc` rounded and stored.
+    let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
     // The fragment's shared-memory addresses are computed here, per tile:
     // hoisted out of the tile loop they held registers through the k-loop
     // (ptxas spilled).
@@ -756,11 +765,22 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
     // Chunk `q` goes to buffer `q % 2` across tiles: an even number of
     // chunks per tile ([`WgmmaTiling::validate`]; swapped tiles, whose one
     // chunk would break it, never store through TMA but instantiate this).
+    // With `STORE_THREADS` each chunk is stored by the threads just before
+    // its buffer is written again, the last two after the last: the
+    // accumulators of the chunks already in shared memory no longer hold
+    // registers then (stored at once, the `128 × 256` kernels spilled).
     const { assert!(EPI_BUFFERS == 2, "two buffers alternate") };
     macro_rules! groups {
         ($($g:literal)*) => {$(
             if $g < R {
                 if $g % per_chunk == 0 {
+                    if p.store != STORE_TMA && $g >= 2 * per_chunk {
+                        // The chunk two back, from the buffer about to be
+                        // written.
+                        let q = $g / per_chunk - 2;
+                        // SAFETY: written and closed by a barrier.
+                        unsafe { store_chunk::<O>(p, c, bufs[q % EPI_BUFFERS], base, (origin.0, origin.1 + q * epi_cols(O::BYTES)), tw) };
+                    }
                     if tw == 0 {
                         bulk_wait_group_read::<1>();
                     }
@@ -770,7 +790,7 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
                 let vals = if plain {
                     group_alpha::<R, $g>(p.g.alpha, acc)
                 } else {
-                    unsafe { group_values::<O, R, $g, true>(p, c, bias, acc, base, origin, tw) }
+                    unsafe { group_values::<O, R, $g>(p, c, bias, acc, base, origin, tw) }
                 };
                 let col0 = ($g / per_chunk) * epi_cols(O::BYTES);
                 let sh = dynamic_shared::<O::Pair>();
@@ -782,20 +802,94 @@ unsafe fn epilogue_tma<O: Value, const R: usize>(
                     unsafe { sh.store_vec::<O::Pair>(((at - sh.addr()) as usize) / core::mem::size_of::<O::Pair>(), O::pair(*v)) };
                 }
                 if ($g + 16) % per_chunk == 0 {
-                    fence_proxy_async_shared();
-                    sync_named(epi_barrier(g), WARPGROUP);
-                    if tw == 0 {
-                        let xyz = [(origin.1 + col0) as i32, origin.0 as i32, zc as i32];
-                        // SAFETY: the buffer is fully written and fenced
-                        // (the barrier above); the map is `C`'s.
-                        unsafe { tma_store_3d(buf, maps, MAP_C, xyz) };
-                        bulk_commit_group();
+                    if p.store == STORE_TMA {
+                        fence_proxy_async_shared();
+                        sync_named(epi_barrier(g), WARPGROUP);
+                        if tw == 0 {
+                            let xyz = [(origin.1 + col0) as i32, origin.0 as i32, zc as i32];
+                            // SAFETY: the buffer is fully written and fenced
+                            // (the barrier above); the map is `C`'s.
+                            unsafe { tma_store_3d(buf, maps, MAP_C, xyz) };
+                            bulk_commit_group();
+                        }
+                    } else {
+                        // The threads store it later (below, or when its
+                        // buffer comes round again).
+                        sync_named(epi_barrier(g), WARPGROUP);
                     }
                 }
             }
         )*};
     }
     groups!(0 16 32 48 64 80 96 112);
+    if p.store != STORE_TMA {
+        // The last two chunks, both closed by their barriers.
+        let chunks = R / per_chunk;
+        for q in chunks.saturating_sub(EPI_BUFFERS)..chunks {
+            // SAFETY: as above.
+            unsafe { store_chunk::<O>(p, c, bufs[q % EPI_BUFFERS], base, (origin.0, origin.1 + q * epi_cols(O::BYTES)), tw) };
+        }
+    }
+}
+
+/// One epilogue chunk from its buffer to `C` by the warpgroup's 128
+/// threads ([`STORE_THREADS`]): warp `w` stores rows `w, w + 4, …` of the
+/// chunk's 64, its lanes consecutive elements of a row — a pair each
+/// where a 16-bit row starts 4-byte aligned, else an element each (a
+/// 16-bit row in two passes of 32) — clipped at `C`'s edges. Each store
+/// instruction of a warp writes 64 or 128 contiguous bytes, where the
+/// fragments' own stores write 16-byte pieces of eight rows (element by
+/// element on rows that are not 4-byte aligned). The chunk's rows start
+/// at `(r0, c0)` of the matrix of `C` at `base`.
+///
+/// # Safety
+/// `buf` holds the chunk as [`epi_at`] lays it out, written by the whole
+/// warpgroup before a barrier this thread passed; `c` holds every element
+/// of `C` the launcher checked.
+#[inline(always)]
+unsafe fn store_chunk<O: Value>(p: &WgmmaParams, c: Global<O>, buf: u32, base: usize, (r0, c0): (usize, usize), tw: usize) {
+    let ldc = p.g.ldc as usize;
+    let (warp, lane) = ((tw / 32) as u32, (tw % 32) as u32);
+    // The chunk's rows and columns inside `C`.
+    let rows = (p.g.m as usize).saturating_sub(r0).min(WGMMA_M as usize) as u32;
+    let cols = (p.g.n as usize).saturating_sub(c0).min(epi_cols(O::BYTES)) as u32;
+    let sh = dynamic_shared::<O>();
+    let elem = |row: u32, col: u32| ((epi_at(buf, row, col, O::BYTES as u32) - sh.addr()) / O::BYTES as u32) as usize;
+    // Row `row`'s first element in `C` (the same for the whole warp).
+    let mut o = base + (r0 + warp as usize) * ldc + c0;
+    // A loop, not unrolled (an opaque count): each tile inlines this once
+    // per chunk, and unrolled it made the `128 × 256` kernel's epilogue
+    // much longer and the kernel markedly slower (BENCHMARKS.md).
+    for i in 0..opaque_u32(WGMMA_M / CHUNK_WARPS) {
+        let row = chunk_row(warp, i);
+        if row >= rows {
+            break;
+        }
+        if O::BYTES == 2 && o % 2 == 0 {
+            // A 16-bit row starting 4-byte aligned: a pair per lane, one
+            // store of 128 bytes per warp.
+            let col = chunk_col(lane, 0, 2);
+            // SAFETY: an aligned pair of the chunk's buffer (`epi_at` keeps
+            // 4-byte units whole); inside `C` (tested), aligned (`o` even).
+            unsafe {
+                if col + 1 < cols {
+                    c.write_vec::<O::Pair>(o + col as usize, sh.load_vec::<O::Pair>(elem(row, col)));
+                } else if col < cols {
+                    c.write(o + col as usize, sh.load(elem(row, col)));
+                }
+            }
+        } else {
+            for pass in 0..epi_cols(O::BYTES) as u32 / 32 {
+                let col = chunk_col(lane, pass, 1);
+                if col < cols {
+                    // SAFETY: an element of the chunk's buffer; inside `C`
+                    // (row and column tested).
+                    unsafe { c.write(o + col as usize, sh.load(elem(row, col))) };
+                }
+            }
+        }
+        o += CHUNK_WARPS as usize * ldc;
+    }
 }
 
 /// `α·acc` of registers `G..G + 16`, as pairs.
@@ -810,12 +904,10 @@ fn group_alpha<const R: usize, const G: usize>(alpha: f32, acc: &[u32; R]) -> [[
 /// outside is never stored): loads without a bounds branch, all issued
 /// before the first is used (each behind its own branch, they waited out
 /// their latency one by one).
-///
-/// `ONCE`: the activation chosen once for the group's 16 values
-/// ([`activate_all`]; the TMA-store epilogue). The direct-store paths
-/// choose it per value: with `ONCE` there the ping-pong tile spilled.
+/// The activation is chosen once for the group's 16 values
+/// ([`activate_all`]).
 #[inline(always)]
-unsafe fn group_values<O: Value, const R: usize, const G: usize, const ONCE: bool>(
+unsafe fn group_values<O: Value, const R: usize, const G: usize>(
     p: &WgmmaParams,
     c: Global<O>,
     bias: Shared<f32>,
@@ -851,154 +943,12 @@ unsafe fn group_values<O: Value, const R: usize, const G: usize, const ONCE: boo
             *v = [v[0] + b[0], v[1] + b[1]];
         }
     }
-    if p.activation != ACT_NONE && ONCE {
+    if p.activation != ACT_NONE {
         // The group's 16 values in one call (see `activate_all`).
         let flat = activate_all::<O, 16>(p.activation, core::array::from_fn(|i| vals[i / 2][i % 2]));
         vals = core::array::from_fn(|pair| [flat[2 * pair], flat[2 * pair + 1]]);
-    } else if p.activation != ACT_NONE {
-        for v in vals.iter_mut() {
-            *v = v.map(|x| activate::<O>(p.activation, x));
-        }
     }
     vals
-}
-
-/// One consumer thread's accumulators to `C`: `act(α·acc + β·C +
-/// bias[col])` at the fragment's positions, two adjacent columns per store
-/// where both are inside `C` and aligned, element by element at the edges.
-///
-/// In groups of 16 registers, each group a loop of 8 pairs: every loop is
-/// unrolled, so each accumulator is read by a constant index and stays in
-/// a register (one loop over all `R` would be too long to unroll).
-///
-/// A warpgroup's `64 × BN` tile wholly inside `C` with every pair aligned
-/// (all but the edge tiles) takes a short path without per-pair tests; with
-/// `β = 0`, no bias and no activation (the common call) each pair is a
-/// scale, a conversion and one store. The general path's per-pair tests and
-/// branches make it several times longer, and every tile runs it once from
-/// the instruction cache.
-#[inline(always)]
-unsafe fn epilogue<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Shared<f32>, acc: &[u32; R], base: usize, origin: (usize, usize), tw: usize) {
-    unsafe {
-        match short_path::<R>(p, base, origin) {
-            (true, true) => epilogue_groups::<O, R, true, true>(p, c, bias, acc, base, origin, tw),
-            (true, false) => epilogue_groups::<O, R, true, false>(p, c, bias, acc, base, origin, tw),
-            (false, _) => epilogue_groups::<O, R, false, false>(p, c, bias, acc, base, origin, tw),
-        }
-    }
-}
-
-/// Whether a warpgroup's `64 × 2R` tile at `origin` (in the matrix of `C`
-/// starting at `base`) takes [`epilogue`]'s short path — wholly inside `C`
-/// with every pair aligned — and whether the call is plain (`β = 0`, no
-/// bias, no activation).
-#[inline(always)]
-fn short_path<const R: usize>(p: &WgmmaParams, base: usize, (r0, c0): (usize, usize)) -> (bool, bool) {
-    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    let corner = base + r0 * ldc + c0;
-    let inside = r0 + WGMMA_M as usize <= m && c0 + 2 * R <= n && ldc % 2 == 0 && corner % 2 == 0;
-    let plain = p.g.beta == 0.0 && p.has_bias == 0 && p.activation == ACT_NONE;
-    (inside, plain)
-}
-
-/// Where accumulator register `reg` (and `reg + 1`, the next column) of
-/// consumer thread `tw` goes: its row and column in `C` and its offset, for
-/// the warpgroup tile at `origin` of the matrix starting at `base`.
-#[inline(always)]
-fn pair_at(tw: usize, reg: usize, base: usize, (r0, c0): (usize, usize), ldc: usize) -> (usize, usize, usize) {
-    let (dr, dc) = d_fragment(tw as u32, reg as u32);
-    let (row, col) = (r0 + dr as usize, c0 + dc as usize);
-    (row, col, base + row * ldc + col)
-}
-
-/// Every group of 16 registers of [`epilogue`], on the short path
-/// (`INSIDE`, `PLAIN` as in [`epilogue_group_inside`]) or the general one.
-#[inline(always)]
-unsafe fn epilogue_groups<O: Value, const R: usize, const INSIDE: bool, const PLAIN: bool>(
-    p: &WgmmaParams,
-    c: Global<O>,
-    bias: Shared<f32>,
-    acc: &[u32; R],
-    base: usize,
-    origin: (usize, usize),
-    tw: usize,
-) {
-    macro_rules! groups {
-        ($($g:literal)*) => {$(
-            if $g < R {
-                unsafe {
-                    if INSIDE {
-                        epilogue_group_inside::<O, R, $g, PLAIN>(p, c, bias, acc, base, origin, tw)
-                    } else {
-                        epilogue_group::<O, R, $g>(p, c, bias, acc, base, origin, tw)
-                    }
-                };
-            }
-        )*};
-    }
-    groups!(0 16 32 48 64 80 96 112);
-}
-
-/// Registers `G..G + 16` of [`epilogue`]'s short path: the values of
-/// [`group_values`], one aligned pair store each, no bounds tests (the
-/// caller checked that the tile is inside `C` and every pair aligned).
-/// `PLAIN`: `β = 0`, no bias, no activation, so only `α·acc` is rounded
-/// and stored.
-#[inline(always)]
-unsafe fn epilogue_group_inside<O: Value, const R: usize, const G: usize, const PLAIN: bool>(
-    p: &WgmmaParams,
-    c: Global<O>,
-    bias: Shared<f32>,
-    acc: &[u32; R],
-    base: usize,
-    origin: (usize, usize),
-    tw: usize,
-) {
-    // Every read of the group (C for β, the bias) before any store: a load
-    // placed after a store to `C` cannot be moved above it (they might
-    // alias), so interleaved, each pair would wait out a load's latency.
-    let vals = if PLAIN { group_alpha::<R, G>(p.g.alpha, acc) } else { unsafe { group_values::<O, R, G, false>(p, c, bias, acc, base, origin, tw) } };
-    for (pair, v) in vals.iter().enumerate() {
-        let (_, _, o) = pair_at(tw, G + 2 * pair, base, origin, p.g.ldc as usize);
-        // SAFETY: the caller checked that the tile is inside `C` and every
-        // pair aligned.
-        unsafe { c.write_vec::<O::Pair>(o, O::pair(*v)) };
-    }
-}
-
-/// Registers `G..G + 16` of [`epilogue`]: the values of [`group_values`],
-/// stored inside `C` only, a pair at once where both columns are inside
-/// and aligned.
-#[inline(always)]
-unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
-    p: &WgmmaParams,
-    c: Global<O>,
-    bias: Shared<f32>,
-    acc: &[u32; R],
-    base: usize,
-    origin: (usize, usize),
-    tw: usize,
-) {
-    let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    // The reads first, as in `epilogue_group_inside`.
-    let vals = unsafe { group_values::<O, R, G, false>(p, c, bias, acc, base, origin, tw) };
-    for (pair, v) in vals.iter().enumerate() {
-        let (row, col, o) = pair_at(tw, G + 2 * pair, base, origin, ldc);
-        if row >= m || col >= n {
-            continue;
-        }
-        let both = col + 1 < n;
-        unsafe {
-            if both && o % 2 == 0 {
-                c.write_vec::<O::Pair>(o, O::pair(*v));
-            } else {
-                c.write(o, O::one(v[0]));
-                if both {
-                    c.write(o + 1, O::one(v[1]));
-                }
-            }
-        }
-    }
 }
 
 /// One consumer thread's accumulators of a swapped tile
@@ -1008,8 +958,9 @@ unsafe fn epilogue_group<O: Value, const R: usize, const G: usize>(
 /// of `C`). A product of a few rows writes little next to the `B` it
 /// reads: no TMA store or staging through shared memory.
 ///
-/// In groups of 16 registers (each read by a constant index, as in
-/// [`epilogue_groups`]), every read of a group (`C` for β, the bias) before
+/// In groups of 16 registers (each read by a constant index: every
+/// group's loops are unrolled, so each accumulator stays in a register),
+/// every read of a group (`C` for β, the bias) before
 /// its first store, at positions clamped into `C`.
 #[inline(always)]
 unsafe fn epilogue_swapped<O: Value, const R: usize>(p: &WgmmaParams, c: Global<O>, bias: Global<f32>, acc: &[u32; R], base: usize, (r0, c0): (usize, usize), tw: usize) {
