@@ -468,17 +468,7 @@ fn pitches(ctx: &Context) -> Result<()> {
             // the packed call: one row.
             let mut vs_packed = |(cols, depth): (usize, usize), label: &str| -> Result<()> {
                 let gp = Gemm::new(m, cols, depth).lda(lda).ldb(ld).ldc(ld);
-                gp.run(ctx, &da, &db, &mut dc)?;
-                let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
-                let (mb, mp) = (median(&mut tb), median(&mut tp));
-                let scale = (m * cols * depth) as f64 / (n * n * n) as f64;
-                println!(
-                    "| bf16→bf16 | {m}×{cols}×{depth} | {label} | {:.4} | packed 4096³ {:.4} | {:.1} | - |",
-                    mp.as_secs_f64() * 1e3,
-                    mb.as_secs_f64() * 1e3,
-                    100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
-                );
-                Ok(())
+                in_turn_with_packed(ctx, (&base_g, &mut base), &gp, (&da, &db, &mut dc), label, "packed 4096³")
             };
             vs_packed((nn, k), &format!("pitch: lda {lda}, ldb = ldc {ld} ({} B)", 2 * ld))?;
             if m != 4096 {
@@ -529,17 +519,34 @@ fn odd_factors(ctx: &Context) -> Result<()> {
     ];
     for ((m, cols, depth), variant, label) in cases {
         let gp = Gemm::new(m, cols, depth).lda(n).ldb(ld).ldc(ld).variant(variant);
-        gp.run(ctx, &da, &db, &mut dc)?;
-        let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, &da, &db, &mut dc) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
-        let (mb, mp) = (median(&mut tb), median(&mut tp));
-        let scale = (m * cols * depth) as f64 / (n * n * n) as f64;
-        println!(
-            "| bf16→bf16 | {m}×{cols}×{depth} | odd factors: {label} | {:.4} | packed 4096³ (128 × 256) {:.4} | {:.1} | - |",
-            mp.as_secs_f64() * 1e3,
-            mb.as_secs_f64() * 1e3,
-            100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
-        );
+        in_turn_with_packed(ctx, (&base_g, &mut base), &gp, (&da, &db, &mut dc), &format!("odd factors: {label}"), "packed 4096³ (128 × 256)")?;
     }
+    Ok(())
+}
+
+/// `gp` on `(a, b, c)` timed in turn with the packed product `base` on its
+/// operands ([`alternate`]), one row: both medians and the packed call's
+/// over `gp`'s, in %, `gp`'s flops scaled to the packed call's.
+fn in_turn_with_packed(
+    ctx: &Context,
+    (base_g, base): (&Gemm, &mut Operands<bf16, bf16>),
+    gp: &Gemm,
+    (a, b, c): (&Buffer<bf16>, &Buffer<bf16>, &mut Buffer<bf16>),
+    label: &str,
+    base_label: &str,
+) -> Result<()> {
+    gp.run(ctx, a, b, c)?;
+    let (mut tb, mut tp) = alternate(ctx, |w| if w { gp.run(ctx, a, b, c) } else { base_g.run(ctx, &base.da, &base.db, &mut base.dc) })?;
+    let (mb, mp) = (median(&mut tb), median(&mut tp));
+    let (g, bg) = (gp.params()?, base_g.params()?);
+    let (m, n, k) = (g.m, g.n, g.k);
+    let scale = (m as f64 * n as f64 * k as f64) / (bg.m as f64 * bg.n as f64 * bg.k as f64);
+    println!(
+        "| bf16→bf16 | {m}×{n}×{k} | {label} | {:.4} | {base_label} {:.4} | {:.1} | - |",
+        mp.as_secs_f64() * 1e3,
+        mb.as_secs_f64() * 1e3,
+        100.0 * mb.as_secs_f64() * scale / mp.as_secs_f64()
+    );
     Ok(())
 }
 
