@@ -62,7 +62,8 @@
 //!   buffers: its stores are element by element). Each result goes to `C` at its
 //!   transposed place (`epilogue_swapped`); the split-K and the walk are
 //!   the other kernels'.
-//! * **Epilogue through TMA stores** (`epilogue_tma`): `α·acc + β·C +
+//! * **Epilogue through shared-memory chunks** (`epilogue_tma`, named for
+//!   its first store path): `α·acc + β·C +
 //!   bias[col]`, then the activation, written from the accumulator
 //!   fragment ([`crate::layout::wgmma::d_fragment`]) into two alternating
 //!   swizzled shared-memory buffers, 128 bytes of each row at a time, and
