@@ -7,7 +7,7 @@
 use ferrotile_kernels::arch::Global;
 use ferrotile_kernels::image::{ImageParams, SlideParams, VolumeParams, WindowParams};
 use ferrotile_kernels::arch::sm90::TensorMap;
-use ferrotile_kernels::gemm::mma::{BiasActParams, MmaParams, StageParams};
+use ferrotile_kernels::gemm::mma::{BiasActParams, MmaParams, Stage2Params, StageParams};
 use ferrotile_kernels::gemm::wgmma::WgmmaParams;
 use ferrotile_kernels::gemm::GemmParams;
 
@@ -138,7 +138,7 @@ macro_rules! by_value {
     )*};
 }
 param_ptr!(u64);
-by_value!(u32, i32, f32, GemmParams, MmaParams, WgmmaParams, StageParams, BiasActParams, ImageParams, SlideParams, VolumeParams, WindowParams);
+by_value!(u32, i32, f32, GemmParams, MmaParams, WgmmaParams, StageParams, Stage2Params, BiasActParams, ImageParams, SlideParams, VolumeParams, WindowParams);
 
 /// `launch!(ctx, kernel_path, cfg, args…)`: validates nothing (callers
 /// validate first), launches on the context's backend.

@@ -275,8 +275,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // transpose 32-bit elements): the other orientation is staged
     // transposed.
     let tf32 = I::KIND == F32;
-    let staged_a = stage(ctx, a, sa, p.batch, tf32 && ta, false)?;
-    let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb, false)?;
+    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta), (b, sb, tf32 && !tb), p.batch, false)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     let params = MmaParams {
@@ -312,6 +311,45 @@ pub const STAGED_PITCH: usize = 128;
 /// (one matrix shared by the batch) stays 0. The copy's rows are
 /// [`STAGED_PITCH`] bytes apart or a multiple of it.
 pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Option<(Buffer<T>, Stored)>> {
+    let Some(st) = staging::<T>(ctx, s, batch, transpose, round_tf32)? else { return Ok(None) };
+    launch_stage(ctx, src, &st)?;
+    Ok(Some((st.dst, st.stored)))
+}
+
+/// What [`stage`] returns: the copy and its layout, or `None`.
+pub(super) type Staged<T> = Option<(Buffer<T>, Stored)>;
+
+/// Both operands of a product (`(buffer, layout, transpose)`) staged as
+/// [`stage`] stages each, in one launch when both need a plain copy
+/// ([`k::gemm::mma::gemm_stage2_bf16`] and its twins): at small sizes a
+/// launch costs more than its copy.
+pub(super) fn stage_both<T: GemmElement>(ctx: &Context, a: (&Buffer<T>, Stored, bool), b: (&Buffer<T>, Stored, bool), batch: usize, round_tf32: bool) -> Result<(Staged<T>, Staged<T>)> {
+    let sa = staging(ctx, a.1, batch, a.2, round_tf32)?;
+    let sb = staging(ctx, b.1, batch, b.2, round_tf32)?;
+    match (&sa, &sb) {
+        (Some(x), Some(y)) if x.params.transpose == 0 && y.params.transpose == 0 => launch_stage2(ctx, (a.0, x), (b.0, y))?,
+        _ => {
+            for (src, st) in [(a.0, &sa), (b.0, &sb)] {
+                if let Some(st) = st {
+                    launch_stage(ctx, src, st)?;
+                }
+            }
+        }
+    }
+    Ok((sa.map(|st| (st.dst, st.stored)), sb.map(|st| (st.dst, st.stored))))
+}
+
+/// A staging copy [`stage`] will make: its buffer, its layout and the
+/// copy's parameters.
+struct Staging<T: GemmElement> {
+    dst: Buffer<T>,
+    stored: Stored,
+    params: StageParams,
+}
+
+/// The copy [`stage`] makes of an operand stored as `s` (its buffer
+/// allocated), or `None` when the operand needs none.
+fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Option<Staging<T>>> {
     let align = 16 / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
     let round_tf32 = round_tf32 && T::KIND == F32;
@@ -326,7 +364,7 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
     // no clearing first. The transposed copy writes only the matrix.
     let len = matrices * rows * ld;
     let dst = if transpose { ctx.alloc::<T>(len)? } else { ctx.alloc_unzeroed::<T>(len)? };
-    let sp = StageParams {
+    let params = StageParams {
         rows: s.rows as u32,
         cols: s.cols as u32,
         ld_src: s.ld as u32,
@@ -338,8 +376,14 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
         zero_pad: 1,
         round_tf32: round_tf32 as u32,
     };
+    Ok(Some(Staging { dst, stored: Stored { rows, cols, ld, stride }, params }))
+}
+
+/// The launch of one staging copy.
+fn launch_stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, st: &Staging<T>) -> Result<()> {
+    let sp = st.params;
     let cfg = k::gemm::mma::stage_config(&sp, std::mem::size_of::<T>() as u32);
-    let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &dst);
+    let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &st.dst);
     match T::KIND {
         BF16 => {
             let (from, to) = (typed::<half::bf16>(src_any, "a")?, typed::<half::bf16>(dst_any, "a")?);
@@ -351,14 +395,31 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
         }
         _ => {
             let (from, to) = (typed::<f32>(src_any, "a")?, typed::<f32>(dst_any, "a")?);
-            if transpose {
+            if sp.transpose != 0 {
                 launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f32_t, k::gemm::mma::stage_t_config(&sp), from, to, sp)
             } else {
                 launch!(ctx, ferrotile_kernels::gemm::mma::gemm_stage_f32, cfg, from, to, sp)
             }
         }
-    }?;
-    Ok(Some((dst, Stored { rows, cols, ld, stride })))
+    }
+}
+
+/// The launch of two plain staging copies at once.
+fn launch_stage2<T: GemmElement>(ctx: &Context, (src_a, a): (&Buffer<T>, &Staging<T>), (src_b, b): (&Buffer<T>, &Staging<T>)) -> Result<()> {
+    let sp = k::gemm::mma::Stage2Params { a: a.params, b: b.params };
+    let cfg = k::gemm::mma::stage2_config(&sp, std::mem::size_of::<T>() as u32);
+    let bufs: [&dyn Any; 4] = [src_a, &a.dst, src_b, &b.dst];
+    macro_rules! two {
+        ($t:ty, $kernel:ident) => {{
+            let [sa, da, sb, db] = [typed::<$t>(bufs[0], "a")?, typed::<$t>(bufs[1], "a")?, typed::<$t>(bufs[2], "b")?, typed::<$t>(bufs[3], "b")?];
+            launch!(ctx, ferrotile_kernels::gemm::mma::$kernel, cfg, sa, da, sb, db, sp)
+        }};
+    }
+    match T::KIND {
+        BF16 => two!(half::bf16, gemm_stage2_bf16),
+        F16_KIND => two!(half::f16, gemm_stage2_f16),
+        _ => two!(f32, gemm_stage2_f32),
+    }
 }
 
 #[cfg(test)]

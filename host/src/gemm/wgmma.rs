@@ -13,7 +13,7 @@ use k::gemm::mma::{Dt, BF16, F16_KIND, F32};
 use k::gemm::wgmma::index::epi_box;
 use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 
-use super::mma::{no_kernel, stage, typed, HostElem, Stored};
+use super::mma::{no_kernel, stage_both, typed, HostElem, Stored};
 use super::{Activation, GemmElement, GemmParams, Problem};
 use crate::launch::TensorMaps;
 use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
@@ -386,8 +386,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // tf32: both operands k-major and rounded (`wgmma` reads them from
     // shared memory as they are), so always staged; `A` transposed when
     // stored `k × m`, `B` when stored `k × n`.
-    let staged_a = stage(ctx, a, sa, p.batch, tf32 && ta, tf32)?;
-    let staged_b = stage(ctx, b, sb, p.batch, tf32 && !tb, tf32)?;
+    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta), (b, sb, tf32 && !tb), p.batch, tf32)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     // The kernel's operands (named for the errors by the user's).

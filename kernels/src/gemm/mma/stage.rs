@@ -165,7 +165,53 @@ impl StageElem for f32 {
 /// destination starts 16-byte aligned.
 #[inline(always)]
 unsafe fn stage_body<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParams) {
+    unsafe { stage_at(src, dst, p, global_x(), global_row()) }
+}
+
+/// Two plain staging copies in one launch ([`stage2_config`]): the grid's
+/// rows are `a`'s rows, then `b`'s. For the two operands of a product,
+/// which would otherwise be two launches one after the other (at small
+/// sizes each launch costs more than its copy).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stage2Params {
+    /// The first copy (rows `0 .. a.rows` of the grid).
+    pub a: StageParams,
+    /// The second copy (the grid's rows from `a.rows` on).
+    pub b: StageParams,
+}
+
+/// The launch of [`Stage2Params`]: as [`stage_config`] over the wider of
+/// the two copies' rows and both copies' rows.
+pub const fn stage2_config(p: &Stage2Params, elem_bytes: u32) -> LaunchConfig {
+    let per = 16 / elem_bytes;
+    let (xa, xb) = (p.a.threads_per_row(per), p.b.threads_per_row(per));
+    LaunchConfig::cover_2d(if xa > xb { xa } else { xb }, p.a.rows + p.b.rows, [STAGE_THREADS, 1]).fold_rows()
+}
+
+/// [`Stage2Params`]' copies: row `r` of the grid copies row `r` of `a` or
+/// row `r - a.rows` of `b`.
+///
+/// # Safety
+/// As for [`stage_body`], for both copies.
+#[inline(always)]
+unsafe fn stage2_body<T: StageElem>((src_a, dst_a): (Global<T>, Global<T>), (src_b, dst_b): (Global<T>, Global<T>), p: Stage2Params) {
     let (x, r) = (global_x(), global_row());
+    unsafe {
+        if r < p.a.rows {
+            stage_at(src_a, dst_a, p.a, x, r)
+        } else {
+            stage_at(src_b, dst_b, p.b, x, r - p.a.rows)
+        }
+    }
+}
+
+/// Thread `x` of row `r` of [`stage_body`]'s copy.
+///
+/// # Safety
+/// As for [`stage_body`].
+#[inline(always)]
+unsafe fn stage_at<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParams, x: u32, r: u32) {
     if r >= p.rows || x >= p.threads_per_row(T::PER) {
         return;
     }
@@ -213,6 +259,27 @@ kernel! {
     /// Staging copy of an f32 (tf32) operand.
     pub fn gemm_stage_f32(src: Global<f32>, dst: Global<f32>, p: StageParams) {
         stage_body(src, dst, p)
+    }
+}
+
+kernel! {
+    /// Staging copies of both bf16 operands ([`Stage2Params`]).
+    pub fn gemm_stage2_bf16(src_a: Global<Bf16>, dst_a: Global<Bf16>, src_b: Global<Bf16>, dst_b: Global<Bf16>, p: Stage2Params) {
+        stage2_body((src_a, dst_a), (src_b, dst_b), p)
+    }
+}
+
+kernel! {
+    /// Staging copies of both f16 operands.
+    pub fn gemm_stage2_f16(src_a: Global<F16>, dst_a: Global<F16>, src_b: Global<F16>, dst_b: Global<F16>, p: Stage2Params) {
+        stage2_body((src_a, dst_a), (src_b, dst_b), p)
+    }
+}
+
+kernel! {
+    /// Staging copies of both f32 (tf32) operands.
+    pub fn gemm_stage2_f32(src_a: Global<f32>, dst_a: Global<f32>, src_b: Global<f32>, dst_b: Global<f32>, p: Stage2Params) {
+        stage2_body((src_a, dst_a), (src_b, dst_b), p)
     }
 }
 
