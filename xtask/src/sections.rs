@@ -311,10 +311,12 @@ const H200PDL28: &str = "2026-11-28-h200-pdl-full";
 /// few-tile shapes (run2-auto-swap/ of that folder).
 const H200PDLDEC28: &str = "2026-11-28-h200-pdl-decode";
 /// The shared-memory epilogue for every unswapped tile (a `C` TMA cannot
-/// write stored by the threads from its chunks): the odd shapes and the
-/// odd-shape factors, the committed build's call
-/// (docs/benchmarks/2026-11-28-h200-thread-stores/run5-final/).
-const H200THR28: &str = "2026-11-28-h200-thread-stores";
+/// write stored by the threads from its chunks) with both operands staged
+/// in one launch: the odd shapes
+/// (docs/benchmarks/2026-11-28-h200-thread-stores/run7-stage2/; run 5's
+/// record, `2026-11-28-h200-thread-stores`, has the same wgmma kernels
+/// with the two staging launches and the odd-shape factors).
+const H200ST228: &str = "2026-11-28-h200-stage2";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -542,14 +544,14 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→bf16", "1024×2048×1024, 2048×1024×512, 512×2048², 1024²×8192", "bf16→bf16", FEW, &[H200PDL28]),
             tc_decode_row!(&[H200PDLDEC28], " (swapped 128 × 64 tiles)", "1×8192², 64×14336×4096"),
             tc_decode_b2b_row!(&[H200PDLDEC28], "1×8192², 64×14336×4096"),
-            tc_odd_row!(&[H200THR28]),
+            tc_odd_row!(&[H200ST228]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
                split-K workspace and the swapped tile for few tiles (2026-11-28): the GEMM rows from one call of the whole \
                bench (cut before the odd shapes), the decode rows from an earlier call of the same build on \
                another machine; the odd-shape row from the later build whose threads store a `C` TMA cannot write \
-               (2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               and which stages both operands in one launch (2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
