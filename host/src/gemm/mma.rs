@@ -326,8 +326,10 @@ pub(super) type Staged<T> = Option<(Buffer<T>, Stored)>;
 pub(super) fn stage_both<T: GemmElement>(ctx: &Context, a: (&Buffer<T>, Stored, bool), b: (&Buffer<T>, Stored, bool), batch: usize, round_tf32: bool) -> Result<(Staged<T>, Staged<T>)> {
     let sa = staging(ctx, a.1, batch, a.2, round_tf32)?;
     let sb = staging(ctx, b.1, batch, b.2, round_tf32)?;
+    // One launch's rows are both copies' rows (counted in 32 bits).
+    let paired = |x: &Staging<T>, y: &Staging<T>| x.params.transpose == 0 && y.params.transpose == 0 && x.params.rows.checked_add(y.params.rows).is_some();
     match (&sa, &sb) {
-        (Some(x), Some(y)) if x.params.transpose == 0 && y.params.transpose == 0 => launch_stage2(ctx, (a.0, x), (b.0, y))?,
+        (Some(x), Some(y)) if paired(x, y) => launch_stage2(ctx, (a.0, x), (b.0, y))?,
         _ => {
             for (src, st) in [(a.0, &sa), (b.0, &sb)] {
                 if let Some(st) = st {
