@@ -428,6 +428,39 @@ fn launch_stage2<T: GemmElement>(ctx: &Context, (src_a, a): (&Buffer<T>, &Stagin
 mod tests {
     use super::*;
 
+    /// Launches per call on the emulator: `A` and `B` both staged in one
+    /// launch when both need a plain copy (odd `k` and odd `n`), one when
+    /// only one does — the products right.
+    #[test]
+    fn both_operands_stage_in_one_launch() -> Result<()> {
+        use crate::gemm::{Gemm, GemmVariant};
+        use crate::testing::Rng;
+        use half::bf16;
+        let ctx = Context::emulator();
+        let mut rng = Rng::new(0x57a9e2);
+        // Both staged (`k` odd: `A`'s rows, `n` odd: `B`'s), `A` alone, `B`
+        // alone, neither.
+        for ((m, n, k), staging) in [((33, 41, 31), 1), ((33, 40, 31), 1), ((33, 41, 32), 1), ((32, 40, 32), 0)] {
+            for variant in [GemmVariant::Mma(MmaTile::B128x128), GemmVariant::Wgmma(crate::gemm::WgmmaTile::B128x128)] {
+                let a: Vec<bf16> = (0..m * k).map(|_| bf16::from_f32((rng.f32() * 4.0).floor())).collect();
+                let b: Vec<bf16> = (0..k * n).map(|_| bf16::from_f32((rng.f32() * 4.0).floor())).collect();
+                let (da, db) = (ctx.upload(&a)?, ctx.upload(&b)?);
+                let mut dc = ctx.upload(&vec![f32::NAN; m * n])?;
+                let before = Context::thread_launch_count();
+                Gemm::new(m, n, k).variant(variant).run(&ctx, &da, &db, &mut dc)?;
+                assert_eq!(Context::thread_launch_count() - before, staging + 1, "{m}x{n}x{k} {variant:?}");
+                let got = dc.download()?;
+                for i in 0..m {
+                    for j in 0..n {
+                        let want: f32 = (0..k).map(|l| a[i * k + l].to_f32() * b[l * n + j].to_f32()).sum();
+                        assert_eq!(got[i * n + j], want, "{m}x{n}x{k} {variant:?} ({i}, {j})");
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn every_kernel_is_reachable_and_valid() {
         for k in MmaKernel::ALL {
