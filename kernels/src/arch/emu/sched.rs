@@ -278,8 +278,14 @@ impl SharedState {
                     t.w_tid
                 ));
             }
+            // Earlier reads of this interval that are all ordered before
+            // this one are dropped: a later write ordered after this read
+            // is ordered after them too (barriers order transitively), and
+            // keeping them under this read's stamp would flag a thread's
+            // own read-modify-write after them as a race.
+            let drop_earlier = t.r_ep == self.epoch && t.r_tid != tid && self.ordered(t.r_warps, t.r_stamp, tid);
             let t = &mut self.track[b];
-            if t.r_ep == self.epoch {
+            if t.r_ep == self.epoch && !drop_earlier {
                 if t.r_tid != tid {
                     t.r_tid = MULTI;
                 }

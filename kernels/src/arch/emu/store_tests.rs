@@ -120,6 +120,45 @@ fn named_barriers_order_shared_memory_between_the_warps_that_take_part() {
     assert!(m.contains("race") && m.contains("writes what thread"), "{m}");
 }
 
+kernel! {
+    /// Warp 0 writes 32 words, warps 0 and 1 read them after a named
+    /// barrier of both, and warp 1 then adds one to each (its own read,
+    /// then its write) after a second barrier of both (`mode` 0), or
+    /// without it (1: warp 0's reads are not ordered before the writes).
+    pub fn named_rmw(out: Global<u32>, mode: u32) {
+        let t = thread_idx_x() as usize;
+        let (w, lane) = (t / 32, t % 32);
+        let sh = dynamic_shared::<u32>();
+        if w == 0 {
+            sh.store(lane, 100 + lane as u32);
+        }
+        if w < 2 {
+            sync_named(1, 64);
+            out.write(t, sh.load(lane));
+            if mode == 0 {
+                sync_named(2, 64);
+            }
+        }
+        if w == 1 {
+            sh.store(lane, sh.load(lane) + 1);
+            out.write(64 + lane, sh.load(lane));
+        }
+    }
+}
+
+#[test]
+fn a_read_modify_write_after_ordered_reads_is_no_race() {
+    let run = |mode| {
+        let mut out = vec![0u32; 96];
+        let o = global(&mut out, "out");
+        launch(spec("named_rmw", 128, 256), &|| unsafe { named_rmw(o, mode) }).map(|()| out)
+    };
+    let out = run(0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out[64..].to_vec(), (101..133).collect::<Vec<u32>>());
+    let m = fault(run(1));
+    assert!(m.contains("race") && m.contains("writes what"), "{m}");
+}
+
 /// The store's box: 32 f32 × 8 rows (one 1024-byte swizzle atom).
 const BOX: [u32; 3] = [32, 8, 1];
 /// The tensor: 37 × 5 f32 (rows of 44), so a box at (16, 2) is clipped on
