@@ -402,32 +402,49 @@ fn exp(x: f32) -> f32 {
     exp2_approx(x * core::f32::consts::LOG2_E)
 }
 
-/// The activation `act` of `x`, for an output of element type `O`.
+/// What the epilogue scales `α·acc + β·C + bias` by before [`activate`]:
+/// ½ for the GELU of a 16-bit output, whose `x/2` then comes out of the
+/// multiplies and fused multiply-adds the epilogue does anyway (α, β and
+/// the bias scaled by it: one multiply per value fewer), 1 otherwise.
 #[inline(always)]
-pub fn activate<O: Value>(act: u32, x: f32) -> f32 {
+pub fn act_scale<O: Value>(act: u32) -> f32 {
+    if act == ACT_GELU_TANH && O::BYTES == 2 {
+        0.5
+    } else {
+        1.0
+    }
+}
+
+/// The activation `act`, for an output of element type `O`, of the value
+/// `x` whose scaled form `s = act_scale::<O>(act) · x` the epilogue
+/// computed: `activate::<O>(act, s)`.
+#[inline(always)]
+pub fn activate<O: Value>(act: u32, s: f32) -> f32 {
     match act {
         ACT_RELU => {
-            if x > 0.0 {
-                x
+            if s > 0.0 {
+                s
             } else {
                 0.0
             }
         }
         ACT_GELU_TANH if O::BYTES == 2 => {
-            // A 16-bit output rounds to 2^-9 (bf16) or 2^-12 (f16) of the
-            // value: `tanh.approx` (one special-function instruction, about
-            // 2^-11) is below the rounding of bf16 and close to f16's.
-            let y = x * fma(0.035_677_41, x * x, 0.797_884_56);
-            let h = 0.5 * x;
-            fma(h, tanh_approx(y), h)
+            // `s = x/2`: x/2 · (1 + tanh(√(2/π)·(x + 0.044715·x³))) is
+            // s + s·tanh(s·(2√(2/π) + 8·0.044715·√(2/π)·s²)). A 16-bit
+            // output rounds to 2^-9 (bf16) or 2^-12 (f16) of the value:
+            // `tanh.approx` (one special-function instruction, about 2^-11)
+            // is below the rounding of bf16 and close to f16's.
+            let y = s * fma(0.285_419_26, s * s, 1.595_769_1);
+            fma(s, tanh_approx(y), s)
         }
         ACT_GELU_TANH => {
-            // x/2 · (1 + tanh y) = x − x / (e^{2y} + 1), exact at ±∞; the
-            // division as one `rcp.approx` (1 ulp) instead of IEEE division.
-            let y = 0.797_884_56 * fma(0.044_715 * x, x * x, x);
-            x - x * rcp_approx(exp(2.0 * y) + 1.0)
+            // `s = x`. x/2 · (1 + tanh y) = x − x / (e^{2y} + 1), exact at
+            // ±∞; the division as one `rcp.approx` (1 ulp) instead of IEEE
+            // division.
+            let y = 0.797_884_56 * fma(0.044_715 * s, s * s, s);
+            s - s * rcp_approx(exp(2.0 * y) + 1.0)
         }
-        _ => x,
+        _ => s,
     }
 }
 
@@ -680,7 +697,9 @@ unsafe fn epilogue<O: Value>(
     threads: usize,
 ) {
     let (lc, n) = (p.g.c(), p.g.n as usize);
-    let (alpha, beta) = (p.g.alpha, p.g.beta);
+    // α and β scaled for the activation ([`act_scale`]).
+    let scale = act_scale::<O>(p.activation);
+    let (alpha, beta) = (scale * p.g.alpha, scale * p.g.beta);
     for pass in 0..et.pieces() / threads {
         let (r, col) = et.piece(t + pass * threads);
         let (row, gcol) = (m0 + r, n0 + col);
@@ -698,7 +717,7 @@ unsafe fn epilogue<O: Value>(
             if p.has_bias != 0 {
                 // `gcol` is a multiple of 4: a whole piece is one 16-byte load.
                 let b = if gcol + 4 <= n { bias.read_vec::<f32x4>(gcol).to_array() } else { core::array::from_fn(|e| if gcol + e < n { bias.read(gcol + e) } else { 0.0 }) };
-                v = core::array::from_fn(|e| v[e] + b[e]);
+                v = core::array::from_fn(|e| fma(scale, b[e], v[e]));
             }
             if p.activation != ACT_NONE {
                 v = activate_all::<O, 4>(p.activation, v);

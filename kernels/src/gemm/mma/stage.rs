@@ -402,7 +402,7 @@ unsafe fn bias_act_body<T: super::Value>(x: Global<T>, bias: Global<f32>, p: Bia
     if c < p.cols && r < p.rows {
         let o = Layout2::row_major_ld(p.rows as usize, p.cols as usize, p.ld as usize).offset(r as usize, c as usize);
         unsafe {
-            let v = x.read(o).to_f32() + bias.read(c as usize);
+            let v = super::act_scale::<T>(p.activation) * (x.read(o).to_f32() + bias.read(c as usize));
             x.write(o, T::one(super::activate::<T>(p.activation, v)));
         }
     }

@@ -85,7 +85,7 @@ use self::index::{
     align_base, bk, box_dims, chunk_col, chunk_row, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
     CHUNK_WARPS, KSTEPS, THREADS,
 };
-use super::mma::{activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
+use super::mma::{act_scale, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
     bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
@@ -529,6 +529,14 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 }
                 if bias_copy {
                     cp_async_wait_group(0);
+                    let scale = act_scale::<O>(p.activation);
+                    if col < BN && scale != 1.0 {
+                        // The copy scaled for the activation ([`act_scale`]):
+                        // this thread's own column, its copy complete.
+                        // SAFETY: as the copy above.
+                        let b = bias_tile(plan, g);
+                        b.store(col, scale * b.load(col));
+                    }
                     sync_named(bias_bar, bias_threads);
                 }
                 if !PP && parts > 1 {
@@ -918,7 +926,22 @@ unsafe fn group_values<O: Value, const R: usize, const G: usize>(
     tw: usize,
 ) -> [[f32; 2]; 8] {
     let (m, n, ldc) = (p.g.m as usize, p.g.n as usize, p.g.ldc as usize);
-    let mut vals = group_alpha::<R, G>(p.g.alpha, acc);
+    // α and β scaled for the activation ([`act_scale`]; the bias copy in
+    // shared memory is scaled already).
+    let scale = act_scale::<O>(p.activation);
+    let alpha = scale * p.g.alpha;
+    let mut vals = if p.has_bias != 0 {
+        // `α·acc + bias` in one fused multiply-add per value; the pair's
+        // two columns of the block tile's bias (an even column: one 8-byte
+        // load).
+        core::array::from_fn(|pair| {
+            let (_, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
+            let b = unsafe { bias.load_vec::<f32x2>(dc as usize) }.to_array();
+            [0, 1].map(|e| fma(alpha, f32::from_bits(acc[G + 2 * pair + e]), b[e]))
+        })
+    } else {
+        group_alpha::<R, G>(alpha, acc)
+    };
     // The pair's row and its two columns, clamped into `C`.
     let at = |pair: usize| {
         let (dr, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
@@ -931,17 +954,9 @@ unsafe fn group_values<O: Value, const R: usize, const G: usize>(
             let (row, [c0, c1]) = at(pair);
             unsafe { old[pair] = [c.read(base + row * ldc + c0).to_f32(), c.read(base + row * ldc + c1).to_f32()] };
         }
+        let beta = scale * p.g.beta;
         for pair in 0..8 {
-            vals[pair] = [fma(p.g.beta, old[pair][0], vals[pair][0]), fma(p.g.beta, old[pair][1], vals[pair][1])];
-        }
-    }
-    if p.has_bias != 0 {
-        for (pair, v) in vals.iter_mut().enumerate() {
-            // The pair's two columns of the block tile's bias (an even
-            // column: one 8-byte load).
-            let (_, dc) = d_fragment(tw as u32, (G + 2 * pair) as u32);
-            let b = unsafe { bias.load_vec::<f32x2>(dc as usize) }.to_array();
-            *v = [v[0] + b[0], v[1] + b[1]];
+            vals[pair] = [fma(beta, old[pair][0], vals[pair][0]), fma(beta, old[pair][1], vals[pair][1])];
         }
     }
     if p.activation != ACT_NONE {
@@ -975,20 +990,22 @@ unsafe fn epilogue_swapped<O: Value, const R: usize>(p: &WgmmaParams, c: Global<
                     let (dr, dc) = d_fragment(tw as u32, ($g + i) as u32);
                     (c0 + dc as usize, r0 + dr as usize)
                 };
-                let mut v: [f32; 16] = core::array::from_fn(|i| p.g.alpha * f32::from_bits(acc[$g + i]));
+                // α, β and the bias scaled for the activation ([`act_scale`]).
+                let scale = act_scale::<O>(p.activation);
+                let mut v: [f32; 16] = core::array::from_fn(|i| scale * p.g.alpha * f32::from_bits(acc[$g + i]));
                 if p.g.beta != 0.0 {
                     let old: [f32; 16] = core::array::from_fn(|i| {
                         let (row, col) = at(i);
                         // SAFETY: clamped into `C`.
                         unsafe { c.read(base + row.min(rows - 1) * ldc + col.min(cols - 1)) }.to_f32()
                     });
-                    v = core::array::from_fn(|i| fma(p.g.beta, old[i], v[i]));
+                    v = core::array::from_fn(|i| fma(scale * p.g.beta, old[i], v[i]));
                 }
                 if p.has_bias != 0 {
                     // SAFETY: clamped into the `n` elements the launcher
                     // checked `bias` holds.
                     let b: [f32; 16] = core::array::from_fn(|i| unsafe { bias.read(at(i).1.min(cols - 1)) });
-                    v = core::array::from_fn(|i| v[i] + b[i]);
+                    v = core::array::from_fn(|i| fma(scale, b[i], v[i]));
                 }
                 if p.activation != ACT_NONE {
                     v = activate_all::<O, 16>(p.activation, v);
