@@ -612,6 +612,20 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     row(dtype, &shape, &format!("fused bias + GELU, median of {ALTERNATIONS} in turn"), mf, flops, Some(mp), Some(e), O::tol().max(I::tol()));
     let (lo, hi) = pairs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
     println!("(fused % of the plain call timed just before it, {ALTERNATIONS} pairs: {lo:.1}–{hi:.1})");
+    // `FERROTILE_BENCH_EPILOGUE_PARTS=1`: the bias alone and the bias with
+    // ReLU, each in turn with the plain call, to tell what the GELU itself
+    // costs (its `tanh` on the special-function pipe) from the bias's loads.
+    if std::env::var("FERROTILE_BENCH_EPILOGUE_PARTS").is_ok_and(|v| v == "1") {
+        for (label, act) in [("fused bias", Activation::None), ("fused bias + ReLU", Activation::Relu)] {
+            let part = g.activation(act);
+            part.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), false, false, Some(act))?;
+            let (mut tp, mut tf) = alternate(ctx, |f| if f { part.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc) } else { g.run(ctx, &o.da, &o.db, &mut o.dc) })?;
+            let (mp, mf) = (median(&mut tp), median(&mut tf));
+            row(dtype, &shape, &format!("plain, median of {ALTERNATIONS} in turn with {label}"), mp, flops, None, None, 0.0);
+            row(dtype, &shape, &format!("{label}, median of {ALTERNATIONS} in turn"), mf, flops, Some(mp), Some(e), O::tol().max(I::tol()));
+        }
+    }
     // On Hopper, each wgmma tile forced, plain and fused, against Auto's
     // plain call: the ping-pong tile runs one consumer's epilogue under
     // the other's k-loop.
