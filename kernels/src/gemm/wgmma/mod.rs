@@ -451,8 +451,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
                 // Who shares the tile's bias copy: both consumers (a
                 // column each of 256 threads), or this one alone.
-                let (bias_bar, bias_threads, col) =
-                    if PP { (epi_barrier(g), WARPGROUP, tw) } else { (BIAS_BARRIER, CONSUMERS as u32 * WARPGROUP, g * WARPGROUP as usize + tw) };
+                let bias_threads = bias_copiers(PP) as u32;
+                let (bias_bar, col) = if PP { (epi_barrier(g), tw) } else { (BIAS_BARRIER, g * WARPGROUP as usize + tw) };
                 // A swapped tile's bias runs along its rows: its epilogue
                 // reads it from global memory.
                 let bias_copy = p.has_bias != 0 && !SW;
@@ -463,7 +463,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     // The consumers that read it are past the last tile's
                     // reads first.
                     sync_named(bias_bar, bias_threads);
-                    const { assert!(BN <= if PP { WARPGROUP as usize } else { CONSUMERS * WARPGROUP as usize }, "a column of the bias per copying thread") };
+                    const { assert!(BN <= bias_copiers(PP), "a column of the bias per copying thread") };
                     if col < BN {
                         // SAFETY: `col < BN`, inside the plan's bias slot of
                         // `bn` f32; the source index is clamped into the
@@ -580,6 +580,12 @@ const HALF: usize = 64;
 /// Named barrier of consumer `g`'s 128 threads (0 is `sync_threads`).
 const fn epi_barrier(g: usize) -> u32 {
     1 + g as u32
+}
+
+/// The consumer threads that copy a tile's bias, a column each: both
+/// consumers', or when ping-pong the tile's one.
+const fn bias_copiers(pingpong: bool) -> usize {
+    if pingpong { WARPGROUP as usize } else { CONSUMERS * WARPGROUP as usize }
 }
 
 /// Named barrier of both consumers (256 threads) around the tile's bias.
