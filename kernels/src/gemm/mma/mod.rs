@@ -415,9 +415,8 @@ pub fn act_scale<O: Value>(act: u32) -> f32 {
     }
 }
 
-/// The activation `act`, for an output of element type `O`, of the value
-/// `x` whose scaled form `s = act_scale::<O>(act) · x` the epilogue
-/// computed: `activate::<O>(act, s)`.
+/// The activation `act` of a value `x`, for an output of element type
+/// `O`, from `s = act_scale::<O>(act) · x` (what the epilogue computes).
 #[inline(always)]
 pub fn activate<O: Value>(act: u32, s: f32) -> f32 {
     match act {
