@@ -871,3 +871,39 @@ macro_rules! mma_table {
 }
 
 crate::mma_table!(variant_family);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::{Bf16, F16};
+    use proptest::prelude::*;
+
+    /// GELU with the tanh approximation in f64 (the host reference's form).
+    fn gelu(x: f64) -> f64 {
+        0.5 * x * (1.0 + ((2.0 / core::f64::consts::PI).sqrt() * (x + 0.044_715 * x * x * x)).tanh())
+    }
+
+    /// What an epilogue stores before rounding for the value `x`:
+    /// [`activate`] of `x` scaled by [`act_scale`].
+    fn epilogue_act<O: Value>(act: u32, x: f32) -> f32 {
+        activate::<O>(act, act_scale::<O>(act) * x)
+    }
+
+    proptest! {
+        /// Every output type's GELU, taken from the scaled value, is the
+        /// f64 reference's to a few f32 roundings (the emulator's `tanh`,
+        /// `ex2` and `rcp` are exact, so this checks the formulas and their
+        /// constants); ReLU and no activation see the value unscaled.
+        #[test]
+        fn the_activations_of_the_scaled_value_are_the_references(x in -30.0f32..30.0) {
+            let want = gelu(x as f64);
+            for (ty, got) in [("bf16", epilogue_act::<Bf16>(ACT_GELU_TANH, x)), ("f16", epilogue_act::<F16>(ACT_GELU_TANH, x)), ("f32", epilogue_act::<f32>(ACT_GELU_TANH, x))] {
+                prop_assert!((got as f64 - want).abs() <= 2e-6 * x.abs() as f64 + 1e-7, "{ty} x {x}: {got} against {want}");
+            }
+            for ty_relu in [epilogue_act::<Bf16>(ACT_RELU, x), epilogue_act::<F16>(ACT_RELU, x), epilogue_act::<f32>(ACT_RELU, x)] {
+                prop_assert_eq!(ty_relu, x.max(0.0));
+            }
+            prop_assert_eq!(epilogue_act::<Bf16>(ACT_NONE, x), x);
+        }
+    }
+}
