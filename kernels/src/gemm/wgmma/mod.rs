@@ -75,7 +75,10 @@
 //!   at the edges.
 //!   A bias is copied into shared memory (`cp.async`) at the start of each
 //!   tile by both consumers, between two named barriers of the 256 of
-//!   them, so the epilogue reads it without a global load's latency.
+//!   them, so the epilogue reads it without a global load's latency; for a
+//!   16-bit output's GELU each copying thread then scales its column by
+//!   [`act_scale`] (½), as the epilogue scales α
+//!   and β.
 //!
 //! The kernels are one table, [`wgmma_table!`](crate::wgmma_table).
 
