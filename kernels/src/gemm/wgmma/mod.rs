@@ -77,8 +77,7 @@
 //!   tile by both consumers, between two named barriers of the 256 of
 //!   them, so the epilogue reads it without a global load's latency; for a
 //!   16-bit output's GELU each copying thread then scales its column by
-//!   [`act_scale`] (½), as the epilogue scales α
-//!   and β.
+//!   [`act_scale`] (½), as the epilogue scales α and β.
 //!
 //! The kernels are one table, [`wgmma_table!`](crate::wgmma_table).
 
