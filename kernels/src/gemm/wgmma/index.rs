@@ -316,6 +316,44 @@ pub const fn unit_fragment(g: usize, tw: usize, reg: usize) -> (usize, usize) {
     (WGMMA_M as usize * g + dr as usize, dc as usize)
 }
 
+/// A position in the ring of `ST` stages: stage `s` in its `phase`-th use
+/// (mod 2), what a stage's `full` and `empty` mbarriers are waited on with.
+/// Stepped in 32 bits rather than divided out of a running count of
+/// k-tiles (a 64-bit division by `ST` per k-tile in the consumers' loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ring<const ST: usize> {
+    /// The stage.
+    pub s: u32,
+    /// The parity of its use.
+    pub phase: u32,
+}
+
+impl<const ST: usize> Ring<ST> {
+    /// Stage 0 in its first use.
+    pub const START: Self = Ring { s: 0, phase: 0 };
+
+    /// The next stage (stage 0 again, in its next use, after the last).
+    #[inline(always)]
+    pub fn step(&mut self) {
+        self.s += 1;
+        if self.s == ST as u32 {
+            self.s = 0;
+            self.phase ^= 1;
+        }
+    }
+
+    /// `n` stages on (the k-tiles of a tile another consumer computes):
+    /// `n` calls of [`Ring::step`].
+    #[inline(always)]
+    pub fn skip(&mut self, n: u32) {
+        // Two rounds of the ring leave the position and its parity as they
+        // were: only `n mod 2·ST` moves it (and `s` stays far from overflow).
+        let to = self.s + n % (2 * ST as u32);
+        self.phase ^= (to / ST as u32) & 1;
+        self.s = to % ST as u32;
+    }
+}
+
 /// Block rows walked together by [`tile_origin`].
 pub const GROUP: usize = 8;
 
@@ -339,6 +377,40 @@ mod tests {
                 next = k1;
             }
             prop_assert_eq!(next, ktiles);
+        }
+    }
+
+    proptest! {
+        /// `skip(n)` is `n` steps, and after `n` steps from the start the
+        /// ring is at stage `n mod ST` in use `n / ST` (the division it
+        /// replaces), from any starting position.
+        #[test]
+        fn the_ring_steps_and_skips_as_the_count_divides(start in 0u32..100, n in 0u32..200, big in 0u32..3) {
+            fn check<const ST: usize>(start: u32, n: u32) -> Result<(), TestCaseError> {
+                let mut r = Ring::<ST>::START;
+                for _ in 0..start {
+                    r.step();
+                }
+                prop_assert_eq!(r, Ring { s: start % ST as u32, phase: (start / ST as u32) & 1 });
+                let mut stepped = r;
+                for _ in 0..n {
+                    stepped.step();
+                }
+                let mut skipped = r;
+                skipped.skip(n);
+                prop_assert_eq!(skipped, stepped);
+                prop_assert_eq!(stepped, Ring { s: (start + n) % ST as u32, phase: ((start + n) / ST as u32) & 1 });
+                Ok(())
+            }
+            check::<3>(start, n)?;
+            check::<4>(start, n)?;
+            check::<6>(start, n)?;
+            check::<9>(start, n)?;
+            // Counts near the top of `u32` (k-tiles of a very deep walk).
+            let huge = u32::MAX - big * 1000 - n;
+            let mut r = Ring::<6>::START;
+            r.skip(huge);
+            prop_assert_eq!(r, Ring { s: huge % 6, phase: (huge / 6) & 1 });
         }
     }
 

@@ -84,7 +84,7 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, chunk_col, chunk_row, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
+    align_base, bk, box_dims, chunk_col, chunk_row, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, Ring, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
     CHUNK_WARPS, KSTEPS, THREADS,
 };
 use super::mma::{act_scale, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
@@ -96,6 +96,7 @@ use crate::arch::sm90::{
     griddepcontrol_launch_dependents, griddepcontrol_wait, wgmma_wait_group, wgmma_wait_group2, TensorMap,
 };
 use crate::arch::simd::f32x2;
+use crate::arch::sm80::shfl_sync_idx;
 use crate::arch::{
     block_idx_x, cp_async_4, cp_async_commit, cp_async_wait_group, dynamic_shared, fence_acq_rel_gpu, fma, grid_dim_x, opaque_u32, sync_named, sync_threads,
     thread_idx_x, Global, Shared,
@@ -370,10 +371,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             }
             fence_proxy_tensormap(maps, MAP_A);
             fence_proxy_tensormap(maps, MAP_B);
-            // The ring position: stage `s` in its `phase`-th use (mod 2),
-            // stepped rather than divided out of a 64-bit count (the
-            // producer has 40 registers).
-            let (mut s, mut phase) = (0usize, 0u32);
+            // The ring position, stepped (the producer has 40 registers).
+            let mut ring = Ring::<ST>::START;
             // Units in 32 bits here (the launcher checks that they fit).
             let units = units as u32;
             let mut unit = block_idx_x();
@@ -385,7 +384,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 let zb = if p.b_batched != 0 { z } else { 0 };
                 for kt in k0..k1 {
                     // A fresh stage counts as released (parity 1 of phase 0).
-                    mbarrier_wait(at(plan.empty(s)), phase ^ 1);
+                    let s = ring.s as usize;
+                    mbarrier_wait(at(plan.empty(s)), ring.phase ^ 1);
                     let full = at(plan.full(s));
                     mbarrier_arrive_expect_tx(full, plan.stage_bytes() as u32);
                     for q in 0..tile_boxes(a_mn, BM) {
@@ -396,10 +396,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         let (off, xyz) = tile_box(b_mn, q, n0, kt, zb, I::BYTES);
                         tma_load_3d(at(plan.b(s) + off), maps, MAP_B, xyz, full);
                     }
-                    s += 1;
-                    if s == ST {
-                        (s, phase) = (0, phase ^ 1);
-                    }
+                    ring.step();
                 }
                 unit = unit.saturating_add(grid_dim_x());
             }
@@ -410,7 +407,13 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             // before the producer/consumer branch, ptxas kept it in local
             // memory across the register reallocation).
             let (tiles_m, _, splits, whole, units, ktiles) = if PP { walk(sizes.map(opaque_u32)) } else { (tiles_m, tiles_n, splits, whole, units, ktiles) };
-            let g = wg - 1;
+            // The consumer, broadcast from lane 0: a value ptxas knows is
+            // the same across the warp, so what depends on it (whose turn
+            // a tile is, the ring position) stays in uniform registers —
+            // derived from the thread index, the ping-pong k-loop's
+            // bookkeeping went to vector registers and 64-bit arithmetic
+            // the warp stalled on between its `wgmma`s.
+            let g = shfl_sync_idx((wg - 1) as u32, 0) as usize;
             let tw = t % WARPGROUP as usize;
             let lane = tw % 32;
             // A consumer's accumulators: `acc` (half of the tile), or when
@@ -424,7 +427,10 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             // passes no map of `C`); the others through shared memory and
             // TMA or the threads' stores.
             let tma = !SW && p.store == STORE_TMA;
-            let mut it = 0usize;
+            // The ring position of the next k-tile, and the stage of the
+            // last one (released once its `wgmma`s completed).
+            let mut ring = Ring::<ST>::START;
+            let mut prev = 0usize;
             // Units in 32 bits, as in the producer.
             let units = units as u32;
             let mut unit = block_idx_x();
@@ -442,7 +448,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 let mine = !PP || turn as usize % CONSUMERS == g;
                 turn += 1;
                 if !mine {
-                    it += k1 - k0;
+                    ring.skip((k1 - k0) as u32);
                     unit = unit.saturating_add(grid_dim_x());
                     continue;
                 }
@@ -482,8 +488,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 // The other consumer's turn barrier.
                 let next = || at(plan.turn(CONSUMERS - 1 - g));
                 for kt in k0..k1 {
-                    let s = it % ST;
-                    mbarrier_wait(at(plan.full(s)), ((it / ST) & 1) as u32);
+                    let s = ring.s as usize;
+                    mbarrier_wait(at(plan.full(s)), ring.phase);
                     if PP && kt + 1 == k1 && tw == 0 {
                         // Every stage of the turn is loaded: the other
                         // consumer's turn may begin.
@@ -510,9 +516,10 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         wgmma_wait_group::<1, R>(&mut acc);
                     }
                     if kt > k0 && lane == 0 {
-                        mbarrier_arrive(at(plan.empty((it - 1) % ST)));
+                        mbarrier_arrive(at(plan.empty(prev)));
                     }
-                    it += 1;
+                    prev = s;
+                    ring.step();
                 }
                 if PP {
                     wgmma_wait_group2::<0, HALF>(&mut lo, &mut hi);
@@ -520,7 +527,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     wgmma_wait_group::<0, R>(&mut acc);
                 }
                 if k1 > k0 && lane == 0 {
-                    mbarrier_arrive(at(plan.empty((it - 1) % ST)));
+                    mbarrier_arrive(at(plan.empty(prev)));
                 }
                 if PP && k1 == k0 && tw == 0 {
                     mbarrier_arrive(next());
