@@ -33,7 +33,9 @@
 //! uploaded on every call, as before a context handle kept them),
 //! `FERROTILE_BENCH_WHOLE_TILES=1` (on Hopper Auto timed in turn with
 //! the same call with every tile whole, `Gemm::split_k(1)`: without the
-//! split of a last, partial round of tiles).
+//! split of a last, partial round of tiles), `FERROTILE_BENCH_SHAPES=
+//! MxNxK,…` (first: bf16 → bf16 at those shapes, each wgmma tile forced
+//! with every tile whole).
 
 use std::time::Duration;
 
@@ -652,6 +654,43 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     Ok(())
 }
 
+/// `FERROTILE_BENCH_SHAPES=MxNxK,…`: bf16 → bf16 at each shape, cuBLAS
+/// and each wgmma tile forced with every tile whole (`split_k(1)`): how a
+/// tile's k-loop runs when a block holds one, two or more of its tiles
+/// (the ping-pong tile's consumers alone, in turn, or many turns).
+fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
+    let Ok(list) = std::env::var("FERROTILE_BENCH_SHAPES") else { return Ok(()) };
+    for s in list.split(',').filter(|s| !s.trim().is_empty()) {
+        let d: Vec<usize> = s.trim().split(['x', '×']).filter_map(|w| w.parse().ok()).collect();
+        let [m, n, k] = d[..] else {
+            println!("note: FERROTILE_BENCH_SHAPES: `{s}` is not MxNxK; skipped");
+            continue;
+        };
+        let shape = format!("{m}×{n}×{k}");
+        let g = Gemm::new(m, n, k).split_k(1);
+        let mut o = operands::<bf16, bf16>(ctx, &g, n, 11)?;
+        let flops = 2.0 * (m * n * k) as f64;
+        let ceiling = match blas {
+            Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
+            None => None,
+        };
+        if let Some(t) = ceiling {
+            row("bf16→bf16", &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
+        }
+        for tile in WgmmaTile::ALL {
+            let gv = g.clone().variant(GemmVariant::Wgmma(*tile));
+            if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
+                continue;
+            }
+            gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), false, false, None)?;
+            let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+            row("bf16→bf16", &shape, &format!("{}, every tile whole", tile.name()), t, flops, ceiling, Some(e), bf16::tol());
+        }
+    }
+    Ok(())
+}
+
 fn run(ctx: &Context) -> Result<()> {
     results::set_gpu(ctx.device_info().map(|d| d.name.as_str()));
     if let Some(d) = ctx.device_info() {
@@ -668,6 +707,7 @@ fn run(ctx: &Context) -> Result<()> {
     println!("(% column: of cuBLAS at the same shape and types; for the odd shapes, of our own best at the aligned shape; for the fused epilogue, of the plain kernel)");
     println!("| types | shape | kernel | ms | TFLOP/s | % | rel. err |");
     println!("| --- | --- | --- | ---: | ---: | ---: | --- |");
+    tile_probe(ctx, blas)?;
     let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
     let squares: &[(usize, usize, usize)] = if quick { &[(4096, 4096, 4096)] } else { &[(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)] };
     for &s in squares {
