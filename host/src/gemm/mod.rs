@@ -457,7 +457,7 @@ impl Gemm {
     /// [`Gemm::peel_edges`]).
     pub fn peel_plan_on(&self, ctx: &Context) -> Result<Option<(usize, usize)>> {
         let p = self.problem()?;
-        Ok(match self.engine::<f32, f32>(&p, sm_count(ctx), hopper_sms(ctx))? {
+        Ok(match self.engine::<f32, f32>(&p, sm_count(ctx), hopper_sms(ctx), false)? {
             Engine::Simt(v, _) => self.peel_on(ctx, &p, v, self.split_on(ctx, &p)),
             _ => None,
         })
@@ -555,14 +555,16 @@ impl Gemm {
     /// Hopper kernels ([`Gemm::resolved_variant_on`] asks a context).
     pub fn resolved_variant_for<I: GemmElement, O: GemmElement>(&self) -> Result<GemmVariant> {
         let p = self.problem()?;
-        self.engine::<I, O>(&p, simt::DEFAULT_SMS, None).map(|e| e.variant())
+        self.engine::<I, O>(&p, simt::DEFAULT_SMS, None, false).map(|e| e.variant())
     }
 
     /// The kernel that runs on `ctx` for input and output types `I`, `O`
-    /// (`Auto` takes the wgmma engine on a Hopper GPU).
+    /// (`Auto` takes the wgmma engine on a Hopper GPU), for [`Gemm::run`]:
+    /// with a bias ([`Gemm::run_with_bias`]) `Auto` may take another tile,
+    /// one that hides the longer epilogue.
     pub fn resolved_variant_on<I: GemmElement, O: GemmElement>(&self, ctx: &Context) -> Result<GemmVariant> {
         let p = self.problem()?;
-        self.engine::<I, O>(&p, sm_count(ctx), hopper_sms(ctx)).map(|e| e.variant())
+        self.engine::<I, O>(&p, sm_count(ctx), hopper_sms(ctx), false).map(|e| e.variant())
     }
 
     /// [`Gemm::resolved_variant_for`] with f32 inputs and output.
@@ -661,7 +663,7 @@ impl Gemm {
     ) -> Result<()> {
         let p = self.checked(ctx, a, b, c, bias)?;
         let _op = ctx.op(&[a.tracker(), b.tracker(), bias.and_then(|b| b.tracker())], &[c.tracker()])?;
-        match self.engine::<I, O>(&p, sm_count(ctx), hopper_sms(ctx))? {
+        match self.engine::<I, O>(&p, sm_count(ctx), hopper_sms(ctx), bias.is_some())? {
             Engine::Simt(v, staged) => {
                 if bias.is_some() || self.activation != Activation::None {
                     return Err(Error::BadArgument {
@@ -690,7 +692,10 @@ impl Gemm {
     /// [`simt::auto_variant`]). `hopper`: the
     /// multiprocessors of the Hopper GPU the problem runs on (`Auto` then
     /// takes the wgmma engine where it has a kernel), `None` elsewhere.
-    fn engine<I: GemmElement, O: GemmElement>(&self, p: &Problem, sms: usize, hopper: Option<usize>) -> Result<Engine> {
+    /// `bias`: the call adds one.
+    fn engine<I: GemmElement, O: GemmElement>(&self, p: &Problem, sms: usize, hopper: Option<usize>, bias: bool) -> Result<Engine> {
+        // A longer epilogue: `Auto` weighs the tiles that hide it.
+        let fused = bias || self.activation != Activation::None || p.g.beta != 0.0;
         use k::gemm::mma::{BF16, F16_KIND, F32};
         let tensor = match (I::KIND, O::KIND) {
             (F32, F32) => self.tf32,
@@ -708,7 +713,7 @@ impl Gemm {
             let kernel_t = mma::kernel_orientation(I::KIND, (ta, tb));
             let tile = match self.variant {
                 GemmVariant::Auto => {
-                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, kernel_t, sms));
+                    let wg = hopper.and_then(|sms| WgmmaTile::auto(p, I::KIND, O::KIND, kernel_t, sms, fused));
                     match wg {
                         Some(t) => return Ok(Engine::Wgmma(t)),
                         None => MmaTile::auto(p, I::KIND, kernel_t),

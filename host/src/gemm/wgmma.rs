@@ -33,9 +33,9 @@ pub enum WgmmaTile {
     /// Ping-pong 128 × 128 block tiles, 6 stages: each consumer warpgroup
     /// computes its own tiles, so one's epilogue runs under the other's
     /// k-loop; row-major operands, `B` also transposed for bf16 → bf16.
-    /// Measured slower than [`WgmmaTile::B128x256`] plain and fused
-    /// (BENCHMARKS.md, "Ping-pong consumers, tried"): `Auto` does not pick
-    /// it; a forced variant.
+    /// Its k-loop reads more operand bytes per flop than the `128 × 256`
+    /// tile's; `Auto` takes it where the epilogues it hides weigh more —
+    /// short `k`, and a fused bias, activation or `β·C`.
     P128x128,
     /// Swapped tiles for products of few rows (decode: `m` ≤ 64, large `n`
     /// and `k`), 9 stages: the kernel computes `Cᵀ = Bᵀ·Aᵀ` in `128 × 64`
@@ -96,12 +96,14 @@ impl WgmmaTile {
     }
 
     /// The tile for a problem on a GPU of `sms` multiprocessors: the one
-    /// with the shortest [`estimate`] among `128 × 256`, `128 × 128` and
-    /// the swapped `64 × 128` (the first of them on a tie) that have a
-    /// kernel for the types and orientation; `None` when none has. A
-    /// product of at most [`SWAP_ROWS`] rows takes the swapped tile
-    /// ([`WgmmaTile::S64x128`]) where it has a kernel.
-    pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize) -> Option<WgmmaTile> {
+    /// with the shortest [`estimate`] among `128 × 256`, `128 × 128`, the
+    /// swapped `64 × 128` and the ping-pong `128 × 128` (the first of them
+    /// on a tie) that have a kernel for the types and orientation; `None`
+    /// when none has. A product of at most [`SWAP_ROWS`] rows takes the
+    /// swapped tile ([`WgmmaTile::S64x128`]) where it has a kernel.
+    /// `fused`: the call adds a bias, applies an activation or reads `C`
+    /// (`β ≠ 0`): a longer epilogue.
+    pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize, fused: bool) -> Option<WgmmaTile> {
         let usable = |t: WgmmaTile| kernel_for(t, input, output, transposes).is_ok();
         if p.g.m as usize <= SWAP_ROWS && usable(WgmmaTile::S64x128) {
             return Some(WgmmaTile::S64x128);
@@ -111,9 +113,9 @@ impl WgmmaTile {
         let time = |t: WgmmaTile| {
             // The kernel's problem: a swapped tile's rows are `C`'s columns.
             let (rows, cols) = if t.swapped() { (n, m) } else { (m, n) };
-            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1))
+            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1), fused)
         };
-        [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128]
+        [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128, WgmmaTile::P128x128]
             .into_iter()
             .filter(|&t| usable(t))
             .min_by(|&x, &y| time(x).total_cmp(&time(y)))
@@ -143,15 +145,36 @@ impl WgmmaTile {
 /// `ktiles` k-tiles on `sms` multiprocessors, in the time one `128 × 128`
 /// tile's k-loop takes over the whole `k` at full throughput: the rounds
 /// of the persistent grid ([`waves`], split-K included) times the tile's
-/// work over its throughput, plus, where [`split_k`] splits, what the
-/// parts cost beyond their k-loops — each part's partial sums stored, the
-/// counter, the last part reading every part back before its epilogue —
-/// [`SPLIT_PART_KTILES`] k-tiles of the tile's work per part.
-pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize) -> f64 {
+/// work over its throughput and its epilogue (the tensor cores idle
+/// through it: [`EPILOGUE_KTILES`], or [`FUSED_EPILOGUE_KTILES`] when
+/// `fused`), plus, where [`split_k`] splits, what the parts cost beyond
+/// their k-loops — each part's partial sums stored, the counter, the last
+/// part reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
+/// k-tiles of the tile's work per part. The ping-pong tile is never split
+/// and runs each epilogue under the other consumer's next k-loop: only
+/// a block's last epilogue counts.
+pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, fused: bool) -> f64 {
+    let epilogue = if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } / ktiles.max(1) as f64;
+    if t.pingpong() {
+        return tiles.div_ceil(sms) as f64 * t.work() / t.speed() + epilogue * t.work();
+    }
     let parts = split_k(tiles, ktiles, sms).parts;
     let reduce = if parts > 1 { parts as f64 * SPLIT_PART_KTILES / ktiles.max(1) as f64 } else { 0.0 };
-    waves(tiles, ktiles, sms) * t.work() / t.speed() + reduce * t.work()
+    waves(tiles, ktiles, sms) * t.work() * (1.0 / t.speed() + epilogue) + reduce * t.work()
 }
+
+/// What the epilogue of a `128 × 128` share of a tile costs when the
+/// tensor cores wait for it, in k-tiles of its k-loop ([`estimate`]): the
+/// values scaled, rounded and stored. Between the bounds the H200
+/// measured (BENCHMARKS.md, "The ping-pong k-loop"): the ping-pong tile
+/// ahead at `k` = 1024 (8192 × 8192 and 16384 × 4096), the `128 × 256`
+/// one at 2048³ and 4096³.
+pub const EPILOGUE_KTILES: f64 = 4.0;
+
+/// [`EPILOGUE_KTILES`] with a fused bias, activation or `β·C`: the ping-pong
+/// tile ahead at `k` = 1024 (by 12–14 %), the `128 × 256` one at 4096³ and
+/// 8192³ (by 2–3 %; BENCHMARKS.md, "The ping-pong k-loop").
+pub const FUSED_EPILOGUE_KTILES: f64 = 12.0;
 
 /// The most rows of `C` `Auto` computes in swapped tiles: the swapped
 /// tile's columns, so that one tile covers every row.
@@ -738,7 +761,7 @@ mod tests {
     fn auto_weighs_waves_against_tile_throughput() {
         let pick = |m, n, k, batch| {
             let p = crate::gemm::Gemm::new(m, n, k).batch(batch).problem().unwrap();
-            WgmmaTile::auto(&p, BF16, BF16, (false, false), 132)
+            WgmmaTile::auto(&p, BF16, BF16, (false, false), 132, false)
         };
         // One wave of wide tiles (128 of 132) beats two of narrow ones.
         assert_eq!(pick(2048, 2048, 2048, 1), Some(WgmmaTile::B128x256));
@@ -752,10 +775,12 @@ mod tests {
         assert_eq!(pick(512, 2048, 2048, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(1024, 1024, 8192, 1), Some(WgmmaTile::B128x128));
         // Four waves of wide tiles and a last round of 16 split in parts
-        // (544) against eight of narrow ones (1056, exactly full).
-        assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::B128x256));
+        // (544, whose parts add their sums) against eight full rounds of
+        // ping-pong tiles (1056) that hide their epilogues: the ping-pong
+        // tile (on the H200 also the faster, BENCHMARKS.md).
+        assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::P128x128));
         // The batch counts: 4 × 1024² is 128 wide tiles.
-        assert_eq!(pick(1024, 1024, 64, 4), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(1024, 1024, 4096, 4), Some(WgmmaTile::B128x256));
         // At most SWAP_ROWS rows: the swapped tile; one more row: not.
         assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(SWAP_ROWS, 14336, 4096, 1), Some(WgmmaTile::S64x128));
@@ -766,8 +791,34 @@ mod tests {
         // f16 → f32 has only a wide-tile kernel: that one, even where the
         // narrow or the swapped tile would be chosen.
         let p = crate::gemm::Gemm::new(1024, 1024, 1024).problem().unwrap();
-        assert_eq!(WgmmaTile::auto(&p, F16_KIND, F32, (false, false), 132), Some(WgmmaTile::B128x256));
+        assert_eq!(WgmmaTile::auto(&p, F16_KIND, F32, (false, false), 132, false), Some(WgmmaTile::B128x256));
         let decode = crate::gemm::Gemm::new(1, 8192, 8192).problem().unwrap();
-        assert_eq!(WgmmaTile::auto(&decode, F16_KIND, F32, (false, false), 132), Some(WgmmaTile::B128x256));
+        assert_eq!(WgmmaTile::auto(&decode, F16_KIND, F32, (false, false), 132, false), Some(WgmmaTile::B128x256));
+    }
+
+    #[test]
+    fn auto_takes_the_ping_pong_tile_where_the_epilogues_weigh_most() {
+        let pick = |m, n, k, fused, output| {
+            let p = crate::gemm::Gemm::new(m, n, k).problem().unwrap();
+            WgmmaTile::auto(&p, BF16, output, (false, false), 132, fused)
+        };
+        for fused in [false, true] {
+            // Short `k`: the epilogues hidden under the other consumer's
+            // k-loop weigh more than the narrower tile's operand bytes.
+            assert_eq!(pick(8192, 8192, 1024, fused, BF16), Some(WgmmaTile::P128x128), "fused {fused}");
+            assert_eq!(pick(16384, 4096, 1024, fused, BF16), Some(WgmmaTile::P128x128), "fused {fused}");
+            // Long `k`: the wide tile.
+            assert_eq!(pick(4096, 4096, 4096, fused, BF16), Some(WgmmaTile::B128x256), "fused {fused}");
+            assert_eq!(pick(8192, 8192, 8192, fused, BF16), Some(WgmmaTile::B128x256), "fused {fused}");
+            assert_eq!(pick(2048, 2048, 2048, fused, BF16), Some(WgmmaTile::B128x256), "fused {fused}");
+            // One tile per block hides nothing: the cooperative tile.
+            assert_eq!(pick(1024, 2048, 1024, fused, BF16), Some(WgmmaTile::B128x128), "fused {fused}");
+        }
+        // The fused epilogue tips 4096 × 4096 × 2048 to the ping-pong tile.
+        assert_eq!(pick(4096, 4096, 2048, false, BF16), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(4096, 4096, 2048, true, BF16), Some(WgmmaTile::P128x128));
+        // f16 → f32 has no ping-pong kernel.
+        let p = crate::gemm::Gemm::new(8192, 8192, 1024).problem().unwrap();
+        assert_eq!(WgmmaTile::auto(&p, F16_KIND, F32, (false, false), 132, true), Some(WgmmaTile::B128x256));
     }
 }
