@@ -35,7 +35,7 @@
 //! the same call with every tile whole, `Gemm::split_k(1)`: without the
 //! split of a last, partial round of tiles), `FERROTILE_BENCH_SHAPES=
 //! MxNxK,…` (first: bf16 → bf16 at those shapes, each wgmma tile forced
-//! with every tile whole).
+//! with every tile whole, plain and with the fused bias + GELU).
 
 use std::time::Duration;
 
@@ -655,9 +655,10 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
 }
 
 /// `FERROTILE_BENCH_SHAPES=MxNxK,…`: bf16 → bf16 at each shape, cuBLAS
-/// and each wgmma tile forced with every tile whole (`split_k(1)`): how a
-/// tile's k-loop runs when a block holds one, two or more of its tiles
-/// (the ping-pong tile's consumers alone, in turn, or many turns).
+/// and each wgmma tile forced with every tile whole (`split_k(1)`), plain
+/// and with the fused bias + GELU: how a tile's k-loop runs when a block
+/// holds one, two or more of its tiles (the ping-pong tile's consumers
+/// alone, in turn, or many turns), and what its epilogue adds.
 fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
     let Ok(list) = std::env::var("FERROTILE_BENCH_SHAPES") else { return Ok(()) };
     for s in list.split(',').filter(|s| !s.trim().is_empty()) {
@@ -686,6 +687,11 @@ fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
             let e = sampled_error(&o, (m, n, k), false, false, None)?;
             let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
             row("bf16→bf16", &shape, &format!("{}, every tile whole", tile.name()), t, flops, ceiling, Some(e), bf16::tol());
+            let fused = gv.activation(Activation::GeluTanh);
+            fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
+            let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
+            row("bf16→bf16", &shape, &format!("{}, fused bias + GELU, every tile whole", tile.name()), t, flops, ceiling, Some(e), bf16::tol());
         }
     }
     Ok(())
