@@ -25,7 +25,9 @@
 //!   the walk's order; a consumer starts its turn only once the other has
 //!   waited for its tile's last stage (the `turn` mbarriers,
 //!   [`index::SmemPlan::turn`]), since a parity wait cannot tell a stage's
-//!   uses two phases apart.
+//!   uses two phases apart. The consumer index is broadcast from lane 0
+//!   and the ring position ([`index::Ring`]) stepped, so the turn
+//!   bookkeeping between the `wgmma`s stays in uniform registers.
 //! * **Operands as stored.** TMA copies each operand tile the way it lies
 //!   in global memory; `wgmma` reads k-major tiles (rows of `k`) and
 //!   m/n-major ones (rows of `m` or `n`, its transpose flags), so none of
