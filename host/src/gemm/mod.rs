@@ -814,14 +814,14 @@ impl Engine {
     }
 }
 
-/// The multiprocessors of `ctx`'s GPU when it runs the wgmma kernels (a
-/// Hopper GPU), for `Auto`.
 /// The multiprocessors of `ctx`'s GPU ([`simt::DEFAULT_SMS`] on the
 /// emulator).
 fn sm_count(ctx: &Context) -> usize {
     ctx.device_info().map_or(simt::DEFAULT_SMS, |i| i.sm_count.max(1) as usize)
 }
 
+/// The multiprocessors of `ctx`'s GPU when it runs the wgmma kernels (a
+/// Hopper GPU), for `Auto`.
 fn hopper_sms(ctx: &Context) -> Option<usize> {
     ctx.device_info().filter(|i| i.compute_capability == (9, 0)).map(|i| i.sm_count.max(1) as usize)
 }
@@ -870,4 +870,26 @@ fn as_f32<'a, T: Element>(b: &'a Buffer<T>, arg: &'static str) -> Result<&'a Buf
 /// `b` as a mutable f32 buffer.
 fn as_f32_mut<'a, T: Element>(b: &'a mut Buffer<T>, arg: &'static str) -> Result<&'a mut Buffer<f32>> {
     (b as &mut dyn Any).downcast_mut::<Buffer<f32>>().ok_or_else(|| Error::BadArgument { arg, detail: "not an f32 buffer".into() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::bf16;
+
+    /// What the call fuses reaches `Auto`'s tile choice on a Hopper GPU of
+    /// 132 multiprocessors: at 4096 × 4096 × 2048 the plain call takes the
+    /// `128 × 256` tile, one with a bias, an activation or `β ≠ 0` the
+    /// ping-pong tile, which hides the longer epilogue.
+    #[test]
+    fn the_fused_epilogue_reaches_the_tile_choice() {
+        let g = Gemm::new(4096, 4096, 2048);
+        let pick = |g: &Gemm, bias: bool| g.engine::<bf16, bf16>(&g.problem().unwrap(), 132, Some(132), bias).unwrap().variant();
+        assert_eq!(pick(&g, false), GemmVariant::Wgmma(WgmmaTile::B128x256));
+        assert_eq!(pick(&g, true), GemmVariant::Wgmma(WgmmaTile::P128x128));
+        assert_eq!(pick(&g.clone().activation(Activation::GeluTanh), false), GemmVariant::Wgmma(WgmmaTile::P128x128));
+        assert_eq!(pick(&g.clone().beta(0.5), false), GemmVariant::Wgmma(WgmmaTile::P128x128));
+        // α alone is no epilogue of its own.
+        assert_eq!(pick(&g.clone().alpha(2.0), false), GemmVariant::Wgmma(WgmmaTile::B128x256));
+    }
 }
