@@ -100,7 +100,8 @@ impl WgmmaTile {
     /// swapped `64 × 128` and the ping-pong `128 × 128` (the first of them
     /// on a tie) that have a kernel for the types and orientation; `None`
     /// when none has. A product of at most [`SWAP_ROWS`] rows takes the
-    /// swapped tile ([`WgmmaTile::S64x128`]) where it has a kernel.
+    /// swapped tile ([`WgmmaTile::S64x128`]) where it has a kernel; the
+    /// ping-pong tile only from [`PINGPONG_MIN_KTILES`] k-tiles on.
     /// `fused`: the call adds a bias, applies an activation or reads `C`
     /// (`β ≠ 0`): a longer epilogue.
     pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize, fused: bool) -> Option<WgmmaTile> {
@@ -117,7 +118,7 @@ impl WgmmaTile {
         };
         [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128, WgmmaTile::P128x128]
             .into_iter()
-            .filter(|&t| usable(t))
+            .filter(|&t| usable(t) && (!t.pingpong() || ktiles >= PINGPONG_MIN_KTILES))
             .min_by(|&x, &y| time(x).total_cmp(&time(y)))
     }
 
@@ -151,12 +152,18 @@ impl WgmmaTile {
 /// their k-loops — each part's partial sums stored, the counter, the last
 /// part reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
 /// k-tiles of the tile's work per part. The ping-pong tile is never split
-/// and runs each epilogue under the other consumer's next k-loop: only
-/// a block's last epilogue counts.
+/// and runs each epilogue (one warpgroup's, twice as long) under the other
+/// consumer's next k-loop: a tile costs its k-loop or, where the epilogue
+/// is longer, half of both, and a block's last epilogue counts whole.
 pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, fused: bool) -> f64 {
     let epilogue = if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } / ktiles.max(1) as f64;
     if t.pingpong() {
-        return tiles.div_ceil(sms) as f64 * t.work() / t.speed() + epilogue * t.work();
+        // One warpgroup runs a whole tile's epilogue (twice the
+        // cooperative tile's share per warpgroup), under the other's next
+        // k-loop: a tile takes its k-loop, or half its k-loop and epilogue
+        // where the epilogue is the longer; a block's last is not hidden.
+        let per_tile = (1.0 / t.speed()).max(0.5 / t.speed() + epilogue);
+        return tiles.div_ceil(sms) as f64 * t.work() * per_tile + 2.0 * epilogue * t.work();
     }
     let parts = split_k(tiles, ktiles, sms).parts;
     let reduce = if parts > 1 { parts as f64 * SPLIT_PART_KTILES / ktiles.max(1) as f64 } else { 0.0 };
@@ -170,6 +177,13 @@ pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, fu
 /// ahead at `k` = 1024 (8192 × 8192 and 16384 × 4096), the `128 × 256`
 /// one at 2048³ and 4096³.
 pub const EPILOGUE_KTILES: f64 = 4.0;
+
+/// The fewest k-tiles `Auto` gives the ping-pong tile: the shortest `k`
+/// it was measured ahead at (1024, 16 k-tiles of 64). Shorter k-loops —
+/// batched attention-like products of `k` = 64 to 512 — hide little of an
+/// epilogue run by one warpgroup, and there the tiles have not been
+/// measured against each other.
+pub const PINGPONG_MIN_KTILES: usize = 16;
 
 /// [`EPILOGUE_KTILES`] with a fused bias, activation or `β·C`: the ping-pong
 /// tile ahead at `k` = 1024 (by 12–14 %), the `128 × 256` one at 4096³ and
@@ -817,6 +831,14 @@ mod tests {
         // The fused epilogue tips 4096 × 4096 × 2048 to the ping-pong tile.
         assert_eq!(pick(4096, 4096, 2048, false, BF16), Some(WgmmaTile::B128x256));
         assert_eq!(pick(4096, 4096, 2048, true, BF16), Some(WgmmaTile::P128x128));
+        // Batched products of short `k` (below PINGPONG_MIN_KTILES): never
+        // the ping-pong tile, not measured there.
+        for (m, n, k, batch) in [(1024, 1024, 64, 64), (512, 512, 512, 64), (256, 1024, 64, 256), (128, 128, 128, 512)] {
+            let p = crate::gemm::Gemm::new(m, n, k).batch(batch).problem().unwrap();
+            for fused in [false, true] {
+                assert_ne!(WgmmaTile::auto(&p, BF16, BF16, (false, false), 132, fused), Some(WgmmaTile::P128x128), "{batch} × {m}×{n}×{k}, fused {fused}");
+            }
+        }
         // f16 → f32 has no ping-pong kernel.
         let p = crate::gemm::Gemm::new(8192, 8192, 1024).problem().unwrap();
         assert_eq!(WgmmaTile::auto(&p, F16_KIND, F32, (false, false), 132, true), Some(WgmmaTile::B128x256));
