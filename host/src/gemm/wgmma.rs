@@ -812,25 +812,25 @@ mod tests {
 
     #[test]
     fn auto_takes_the_ping_pong_tile_where_the_epilogues_weigh_most() {
-        let pick = |m, n, k, fused, output| {
+        let pick = |m, n, k, fused| {
             let p = crate::gemm::Gemm::new(m, n, k).problem().unwrap();
-            WgmmaTile::auto(&p, BF16, output, (false, false), 132, fused)
+            WgmmaTile::auto(&p, BF16, BF16, (false, false), 132, fused)
         };
         for fused in [false, true] {
             // Short `k`: the epilogues hidden under the other consumer's
             // k-loop weigh more than the narrower tile's operand bytes.
-            assert_eq!(pick(8192, 8192, 1024, fused, BF16), Some(WgmmaTile::P128x128), "fused {fused}");
-            assert_eq!(pick(16384, 4096, 1024, fused, BF16), Some(WgmmaTile::P128x128), "fused {fused}");
+            assert_eq!(pick(8192, 8192, 1024, fused), Some(WgmmaTile::P128x128), "fused {fused}");
+            assert_eq!(pick(16384, 4096, 1024, fused), Some(WgmmaTile::P128x128), "fused {fused}");
             // Long `k`: the wide tile.
-            assert_eq!(pick(4096, 4096, 4096, fused, BF16), Some(WgmmaTile::B128x256), "fused {fused}");
-            assert_eq!(pick(8192, 8192, 8192, fused, BF16), Some(WgmmaTile::B128x256), "fused {fused}");
-            assert_eq!(pick(2048, 2048, 2048, fused, BF16), Some(WgmmaTile::B128x256), "fused {fused}");
+            assert_eq!(pick(4096, 4096, 4096, fused), Some(WgmmaTile::B128x256), "fused {fused}");
+            assert_eq!(pick(8192, 8192, 8192, fused), Some(WgmmaTile::B128x256), "fused {fused}");
+            assert_eq!(pick(2048, 2048, 2048, fused), Some(WgmmaTile::B128x256), "fused {fused}");
             // One tile per block hides nothing: the cooperative tile.
-            assert_eq!(pick(1024, 2048, 1024, fused, BF16), Some(WgmmaTile::B128x128), "fused {fused}");
+            assert_eq!(pick(1024, 2048, 1024, fused), Some(WgmmaTile::B128x128), "fused {fused}");
         }
         // The fused epilogue tips 4096 × 4096 × 2048 to the ping-pong tile.
-        assert_eq!(pick(4096, 4096, 2048, false, BF16), Some(WgmmaTile::B128x256));
-        assert_eq!(pick(4096, 4096, 2048, true, BF16), Some(WgmmaTile::P128x128));
+        assert_eq!(pick(4096, 4096, 2048, false), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(4096, 4096, 2048, true), Some(WgmmaTile::P128x128));
         // Batched products of short `k` (below PINGPONG_MIN_KTILES): never
         // the ping-pong tile, not measured there.
         for (m, n, k, batch) in [(1024, 1024, 64, 64), (512, 512, 512, 64), (256, 1024, 64, 256), (128, 128, 128, 512)] {
