@@ -61,9 +61,11 @@ pub fn sync_threads() {
 /// barrier the writer's warp did not take part in does not order them;
 /// nor do two barriers chained through a third warp: the checker is not
 /// transitive, so it may report a race that is not one, never the reverse;
-/// one exception, sound because barriers do order transitively: a read
+/// two exceptions, sound because barriers do order transitively: a read
 /// that the earlier reads of its byte are all ordered before replaces
-/// them, so a write ordered after it is ordered after them).
+/// them, so a write ordered after it is ordered after them; and an
+/// mbarrier arrival passes on to the warps that wait for its phase what
+/// the arriving warp had synchronised with before it).
 #[inline]
 pub fn sync_named(id: u32, threads: u32) {
     super::sched::named_barrier(id, threads)

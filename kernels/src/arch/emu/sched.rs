@@ -108,13 +108,14 @@ struct ByteTrack {
     r_ep: u32,
     /// Reader in `r_ep`, or `MULTI` when several threads read.
     r_tid: u32,
-    /// [`SharedState::stamp`] at the last write and the last read: a
-    /// `bar.warp.sync` of the accessing warp, or a named barrier its warp
-    /// and a later accessor's both took part in, orders it before the
-    /// later access ([`SharedState::ordered`]).
+    /// [`SharedState::stamp`] at the last write (each reading warp's at
+    /// its last read: [`SharedState::r_stamps`]): a `bar.warp.sync` of the
+    /// accessing warp, or a named barrier its warp and a later accessor's
+    /// both took part in, orders it before the later access
+    /// ([`SharedState::ordered`]).
     w_stamp: u32,
-    r_stamp: u32,
-    /// Bit `w` set: a thread of warp `w` read the byte in `r_ep`.
+    /// Bit `w` set: a thread of warp `w` read the byte in `r_ep`, not
+    /// ordered before a later read.
     r_warps: u32,
     /// Interval of the last write by the async proxy (a TMA copy landing):
     /// initialises the byte without taking part in the race checks (the
@@ -142,6 +143,12 @@ pub(crate) struct SharedState {
     words: Vec<u128>,
     pub(crate) len: usize,
     track: Vec<ByteTrack>,
+    /// Per byte and warp, the stamp of the warp's last read (meaningful
+    /// for the warps of the byte's `r_warps`): readers whose last reads
+    /// came at different stamps are each checked at their own, so a warp
+    /// that read later than another does not make the other's read look
+    /// unordered.
+    r_stamps: Vec<[u32; MAX_WARPS]>,
     /// Current barrier interval; intervals only grow on one OS thread, so a
     /// record from an older block is simply "older than block_start".
     pub(crate) epoch: u32,
@@ -185,6 +192,7 @@ impl SharedState {
             words: Vec::new(),
             len: 0,
             track: Vec::new(),
+            r_stamps: Vec::new(),
             epoch: 0,
             block_start: 1,
             pending_uninit: None,
@@ -205,19 +213,29 @@ impl SharedState {
         }
     }
 
-    /// Starts a release by a thread (an mbarrier arrival): the stamp its
-    /// warp's accesses so far are below, and later ones not.
-    pub(crate) fn release_stamp(&mut self) -> u32 {
+    /// Starts a release by a thread of warp `w` (an mbarrier arrival):
+    /// per warp `x`, the stamp below which `x`'s accesses are ordered
+    /// before the arrival — `w`'s own so far (a fresh stamp), and those of
+    /// the warps `w` synchronised with before it (the stamp of their last
+    /// synchronisation together: a release passes on what its warp has
+    /// learnt, as a named barrier before an arrival orders the other
+    /// warps' accesses before it).
+    pub(crate) fn release(&mut self, w: u32) -> [u32; MAX_WARPS] {
         self.stamp += 1;
-        self.stamp
+        let w = w as usize;
+        let mut v = [0; MAX_WARPS];
+        v.copy_from_slice(&self.met[w * MAX_WARPS..(w + 1) * MAX_WARPS]);
+        v[w] = self.stamp;
+        v
     }
 
-    /// Records that warp `me` acquired the releases `released` (per warp:
-    /// the stamp of its last arrival in the mbarrier phase just waited for,
-    /// 0 for none): each such warp's accesses before its arrival are
-    /// ordered before `me`'s from now on. One way only (the arriving warps
-    /// learn nothing of `me`), and per warp, not per thread: a lane's
-    /// access after its own arrival but before its warp's last lane
+    /// Records that warp `me` acquired the releases `released` (per warp
+    /// `x`: the stamp below which `x`'s accesses are ordered before the
+    /// arrivals of the mbarrier phase just waited for, 0 for none; the
+    /// join of the arrivals' [`release`](Self::release)s): those accesses
+    /// are ordered before `me`'s from now on. One way only (the arriving
+    /// warps learn nothing of `me`), and per warp, not per thread: a
+    /// lane's access after its own arrival but before its warp's last lane
     /// arrived counts as ordered too (the scheduler runs a warp's lanes up
     /// to their arrivals one after another, so that window is empty in the
     /// kernels that arrive once per phase).
@@ -235,10 +253,19 @@ impl SharedState {
     /// `warps`, the last of them at `stamp`, are all ordered before thread
     /// `tid`'s access now: each of those warps and `tid`'s completed a
     /// synchronisation together after `stamp` (a `bar.warp.sync` within one
-    /// warp, or a named barrier both took part in).
+    /// warp, a named barrier both took part in, or an mbarrier phase
+    /// `tid`'s warp acquired).
     fn ordered(&self, warps: u32, stamp: u32, tid: u32) -> bool {
         let me = warp_of(tid) as usize;
         warps_of(warps).all(|w| self.met[me * MAX_WARPS + w] > stamp)
+    }
+
+    /// The warps of `warps` whose last reads of byte `b` are not ordered
+    /// before thread `tid`'s access now ([`SharedState::ordered`], each at
+    /// its own read's stamp).
+    fn unordered_readers(&self, b: usize, warps: u32, tid: u32) -> u32 {
+        let me = warp_of(tid) as usize;
+        warps_of(warps).filter(|&w| self.met[me * MAX_WARPS + w] <= self.r_stamps[b][w]).fold(0, |m, w| m | 1 << w)
     }
 
     fn begin_block(&mut self, len: usize) {
@@ -247,6 +274,7 @@ impl SharedState {
         }
         if self.track.len() < len {
             self.track.resize(len, ByteTrack::default());
+            self.r_stamps.resize(len, [0; MAX_WARPS]);
         }
         // Fresh memory holds garbage on a GPU: poison it.
         for w in self.words.iter_mut() {
@@ -278,24 +306,17 @@ impl SharedState {
                     t.w_tid
                 ));
             }
-            // Earlier reads of this interval that are all ordered before
-            // this one are dropped: a later write ordered after this read
+            // Earlier reads of this interval ordered before this one are
+            // dropped, warp by warp: a later write ordered after this read
             // is ordered after them too (barriers order transitively), and
-            // keeping them under this read's stamp would flag a thread's
-            // own read-modify-write after them as a race.
-            let drop_earlier = t.r_ep == self.epoch && t.r_tid != tid && self.ordered(t.r_warps, t.r_stamp, tid);
+            // keeping them would flag a thread's own read-modify-write
+            // after them as a race.
+            let others = if t.r_ep == self.epoch && t.r_tid != tid { self.unordered_readers(b, t.r_warps, tid) } else { 0 };
+            let w = warp_of(tid);
             let t = &mut self.track[b];
-            if t.r_ep == self.epoch && !drop_earlier {
-                if t.r_tid != tid {
-                    t.r_tid = MULTI;
-                }
-                t.r_warps |= 1 << warp_of(tid);
-            } else {
-                t.r_ep = self.epoch;
-                t.r_tid = tid;
-                t.r_warps = 1 << warp_of(tid);
-            }
-            t.r_stamp = self.stamp;
+            (t.r_tid, t.r_warps) = if others == 0 { (tid, 1 << w) } else { (MULTI, others | 1 << w) };
+            t.r_ep = self.epoch;
+            self.r_stamps[b][w as usize] = self.stamp;
         }
         Ok(())
     }
@@ -324,7 +345,7 @@ impl SharedState {
                     t.w_tid
                 ));
             }
-            if t.r_ep == self.epoch && t.r_tid != tid && !self.ordered(t.r_warps, t.r_stamp, tid) {
+            if t.r_ep == self.epoch && t.r_tid != tid && self.unordered_readers(b, t.r_warps, tid) != 0 {
                 let who = if t.r_tid == MULTI { "other threads".to_string() } else { format!("thread {}", t.r_tid) };
                 return Err(format!(
                     "shared-memory race at byte {b}: thread {tid} writes what {who} read in the same barrier interval"

@@ -30,9 +30,11 @@ struct Mbar {
     tx: i64,
     /// Completed phases (the current phase's parity is `phase & 1`).
     phase: u32,
-    /// Per warp, the release stamp of its last arrival in the current
-    /// phase (0: none), and the same of the last completed phase: a thread
-    /// whose wait sees that phase complete acquires them
+    /// Per warp, the stamp below which its accesses are ordered before the
+    /// arrivals so far in the current phase (the join of their releases,
+    /// [`super::sched::SharedState::release`]; 0: none), and the same of
+    /// the last completed phase: a thread whose wait sees that phase
+    /// complete acquires them
     /// ([`super::sched::SharedState::acquire`]), so bytes written before an
     /// arrival and read after the wait are not a race.
     arriving: [u32; MAX_WARPS],
@@ -112,13 +114,14 @@ impl BlockAsync {
         self.update_from(bar, arrivals, tx, op, None)
     }
 
-    /// [`BlockAsync::update`] by an arriving thread of warp `w` whose
-    /// release stamp is `s` (`by = Some((w, s))`).
-    fn update_from(&mut self, bar: u32, arrivals: u32, tx: i64, op: &str, by: Option<(u32, u32)>) -> Result<(), String> {
+    /// [`BlockAsync::update`] by an arriving thread whose release is `by`
+    /// ([`super::sched::SharedState::release`]).
+    fn update_from(&mut self, bar: u32, arrivals: u32, tx: i64, op: &str, by: Option<[u32; MAX_WARPS]>) -> Result<(), String> {
         let m = self.mbar(bar, op)?;
-        if let Some((w, s)) = by {
-            let a = &mut m.arriving[w as usize];
-            *a = (*a).max(s);
+        if let Some(v) = by {
+            for (a, s) in m.arriving.iter_mut().zip(v) {
+                *a = (*a).max(s);
+            }
         }
         if arrivals > m.pending {
             return Err(format!(
@@ -187,12 +190,11 @@ pub(crate) unsafe fn mbarrier_arrive_expect_tx(bar: u32, bytes: u32) {
     with_async(|a| a.update_from(bar, 1, bytes as i64, "mbarrier.arrive.expect_tx", Some(by)))
 }
 
-/// The calling thread's warp and a fresh release stamp for its arrival
-/// (`mbarrier.arrive` releases the thread's earlier accesses).
-fn release() -> (u32, u32) {
+/// The release of the calling thread's arrival (`mbarrier.arrive`
+/// releases the thread's earlier accesses, and those ordered before them).
+fn release() -> [u32; MAX_WARPS] {
     let (b, t) = current();
-    let s = b.shared.borrow_mut().release_stamp();
-    (warp_of(t.linear), s)
+    b.shared.borrow_mut().release(warp_of(t.linear))
 }
 
 pub(crate) unsafe fn mbarrier_wait(bar: u32, parity: u32) {

@@ -159,6 +159,67 @@ fn a_read_modify_write_after_ordered_reads_is_no_race() {
     assert!(m.contains("race") && m.contains("writes what"), "{m}");
 }
 
+kernel! {
+    /// A hand-over through an mbarrier between two groups of warps: warp 3
+    /// fills 32 words;
+    /// warps 0–1 (the leading group) read them, pass a named barrier of
+    /// both (unless `mode` is 1) and thread 0 arrives on an mbarrier; warps
+    /// 2–3 (the following group) read them too — after that arrival — pass
+    /// their own named barrier, wait for the mbarrier's phase and warp 2
+    /// writes new words. Every earlier read is ordered before the writes:
+    /// warp 1's through its barrier with warp 0 before the arrival, warp
+    /// 3's (later than the arrival) through its barrier with warp 2.
+    pub fn released_reads(out: Global<u32>, mode: u32) {
+        let t = thread_idx_x() as usize;
+        let (w, lane) = (t / 32, t % 32);
+        let bar = dynamic_shared::<u8>().addr();
+        // The words after the mbarrier's 8 bytes (and padding).
+        let sh = dynamic_shared::<u32>();
+        let word = 4 + lane;
+        if t == 0 {
+            crate::arch::sm90::mbarrier_init(bar, 1);
+        }
+        if w == 3 {
+            sh.store(word, 100 + lane as u32);
+        }
+        sync_threads();
+        if w < 2 {
+            out.write(t, sh.load(word));
+            if mode != 1 {
+                sync_named(1, 64);
+            }
+            if t == 0 {
+                crate::arch::sm90::mbarrier_arrive(bar);
+            }
+        } else {
+            out.write(t, sh.load(word));
+            sync_named(2, 64);
+            crate::arch::sm90::mbarrier_wait(bar, 0);
+            if w == 2 {
+                sh.store(word, 200 + lane as u32);
+            }
+        }
+    }
+}
+
+/// An mbarrier's phase orders before its waiters what its arrivals'
+/// threads had ordered before them (their named barriers), each reading
+/// warp at its own last read (warp 3 read after the arrival, which once
+/// made warps 0–1's earlier reads look unordered too); without the leading
+/// group's barrier, warp 1's read is a race.
+#[test]
+fn an_mbarrier_passes_on_what_its_arrivals_ordered() {
+    let run = |mode| {
+        let mut out = vec![0u32; 128];
+        let o = global(&mut out, "out");
+        launch(spec("released_reads", 128, 256), &|| unsafe { released_reads(o, mode) }).map(|()| out)
+    };
+    let out = run(0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, (0..128).map(|t| 100 + t as u32 % 32).collect::<Vec<u32>>());
+    let m = fault(run(1));
+    assert!(m.contains("race") && m.contains("writes what"), "{m}");
+}
+
 /// The store's box: 32 f32 × 8 rows (one 1024-byte swizzle atom).
 const BOX: [u32; 3] = [32, 8, 1];
 /// The tensor: 37 × 5 f32 (rows of 44), so a box at (16, 2) is clipped on
