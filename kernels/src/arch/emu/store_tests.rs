@@ -161,14 +161,14 @@ fn a_read_modify_write_after_ordered_reads_is_no_race() {
 
 kernel! {
     /// A hand-over through an mbarrier between two groups of warps: warp 3
-    /// fills 32 words;
-    /// warps 0–1 (the leading group) read them, pass a named barrier of
-    /// both (unless `mode` is 1) and thread 0 arrives on an mbarrier; warps
-    /// 2–3 (the following group) read them too — after that arrival — pass
-    /// their own named barrier, wait for the mbarrier's phase and warp 2
-    /// writes new words. Every earlier read is ordered before the writes:
-    /// warp 1's through its barrier with warp 0 before the arrival, warp
-    /// 3's (later than the arrival) through its barrier with warp 2.
+    /// fills 32 words; warps 0–1 (the leading group) read them, pass a
+    /// named barrier of both (unless `mode` is 1) and thread 0 arrives on
+    /// an mbarrier; warps 2–3 (the following group) read them too — warp 2
+    /// at once, warp 3 after that arrival, without waiting for its phase —
+    /// pass their own named barrier, and warp 2 waits for the phase and
+    /// writes new words. Every earlier read is ordered before the writes: warp 1's
+    /// through its barrier with warp 0 before the arrival, warp 3's (later
+    /// than the arrival) through its barrier with warp 2.
     pub fn released_reads(out: Global<u32>, mode: u32) {
         let t = thread_idx_x() as usize;
         let (w, lane) = (t / 32, t % 32);
@@ -192,10 +192,15 @@ kernel! {
                 crate::arch::sm90::mbarrier_arrive(bar);
             }
         } else {
+            if w == 3 {
+                // A barrier of its own: the read comes in a later pass of
+                // the scheduler, after thread 0's arrival.
+                sync_named(3, 32);
+            }
             out.write(t, sh.load(word));
             sync_named(2, 64);
-            crate::arch::sm90::mbarrier_wait(bar, 0);
             if w == 2 {
+                crate::arch::sm90::mbarrier_wait(bar, 0);
                 sh.store(word, 200 + lane as u32);
             }
         }
