@@ -35,7 +35,10 @@
 //! the same call with every tile whole, `Gemm::split_k(1)`: without the
 //! split of a last, partial round of tiles), `FERROTILE_BENCH_SHAPES=
 //! MxNxK,…` (first: bf16 → bf16 at those shapes, each wgmma tile forced
-//! with every tile whole, plain and with the fused bias + GELU).
+//! with every tile whole, plain and with the fused bias + GELU),
+//! `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
+//! shape, three calls each plain, with the bias and with the bias + GELU,
+//! in that order: launches for a profiler to pick by index).
 
 use std::time::Duration;
 
@@ -697,10 +700,38 @@ fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
     Ok(())
 }
 
+/// `FERROTILE_BENCH_PROFILE=MxNxK`: bf16 → bf16 `Auto`, three calls each
+/// plain, with the bias and with the bias + GELU (launches 0–2, 3–5, 6–8
+/// of the GEMM kernel), synchronised; nothing timed.
+fn profile_calls(ctx: &Context, shape: &str) -> Result<()> {
+    let d: Vec<usize> = shape.split(['x', '×']).filter_map(|w| w.trim().parse().ok()).collect();
+    let [m, n, k] = d[..] else {
+        println!("note: FERROTILE_BENCH_PROFILE: `{shape}` is not MxNxK");
+        return Ok(());
+    };
+    let g = Gemm::new(m, n, k);
+    let mut o = operands::<bf16, bf16>(ctx, &g, n, 17)?;
+    for _ in 0..3 {
+        g.run(ctx, &o.da, &o.db, &mut o.dc)?;
+    }
+    for act in [Activation::None, Activation::GeluTanh] {
+        let f = g.clone().activation(act);
+        for _ in 0..3 {
+            f.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+        }
+    }
+    ctx.synchronize()?;
+    println!("profile calls: {m}×{n}×{k} bf16→bf16, Auto: 3 plain, 3 bias, 3 bias + GELU");
+    Ok(())
+}
+
 fn run(ctx: &Context) -> Result<()> {
     results::set_gpu(ctx.device_info().map(|d| d.name.as_str()));
     if let Some(d) = ctx.device_info() {
         println!("# Tensor-core GEMM — {} (sm_{}{}, {} SMs)", d.name, d.compute_capability.0, d.compute_capability.1, d.sm_count);
+    }
+    if let Ok(shape) = std::env::var("FERROTILE_BENCH_PROFILE") {
+        return profile_calls(ctx, &shape);
     }
     let blas = match Cublas::new(ctx) {
         Ok(h) => Some(h),
