@@ -665,8 +665,7 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
 fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
     let Ok(list) = std::env::var("FERROTILE_BENCH_SHAPES") else { return Ok(()) };
     for s in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let d: Vec<usize> = s.trim().split(['x', '×']).filter_map(|w| w.parse().ok()).collect();
-        let [m, n, k] = d[..] else {
+        let Some([m, n, k]) = parse_shape(s) else {
             println!("note: FERROTILE_BENCH_SHAPES: `{s}` is not MxNxK; skipped");
             continue;
         };
@@ -700,12 +699,17 @@ fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
     Ok(())
 }
 
+/// `MxNxK` (or `M×N×K`) as its three sizes.
+fn parse_shape(s: &str) -> Option<[usize; 3]> {
+    let d: Vec<usize> = s.trim().split(['x', '×']).filter_map(|w| w.trim().parse().ok()).collect();
+    d.try_into().ok()
+}
+
 /// `FERROTILE_BENCH_PROFILE=MxNxK`: bf16 → bf16 `Auto`, three calls each
 /// plain, with the bias and with the bias + GELU (launches 0–2, 3–5, 6–8
 /// of the GEMM kernel), synchronised; nothing timed.
 fn profile_calls(ctx: &Context, shape: &str) -> Result<()> {
-    let d: Vec<usize> = shape.split(['x', '×']).filter_map(|w| w.trim().parse().ok()).collect();
-    let [m, n, k] = d[..] else {
+    let Some([m, n, k]) = parse_shape(shape) else {
         println!("note: FERROTILE_BENCH_PROFILE: `{shape}` is not MxNxK");
         return Ok(());
     };
