@@ -751,8 +751,14 @@ impl Context {
             Some(format!("more blocks than the limits {MAX_GRID_X} × {MAX_GRID_YZ} × {MAX_GRID_YZ}"))
         } else if threads > 1024 || cfg.block[2] > 64 {
             Some(format!("{threads} threads per block (at most 1024, 64 in z)"))
+        } else if !(1..=8).contains(&cfg.cluster) || cfg.grid[0] % cfg.cluster != 0 {
+            Some(format!("clusters of {} blocks (1 to 8, dividing the grid's x extent)", cfg.cluster))
         } else {
             match &*self.inner {
+                Inner::Cuda(c) if cfg.cluster > 1 && c.info.compute_capability.0 < 9 => Some(format!(
+                    "clusters of {} blocks; the device (compute capability {}.{}) has none",
+                    cfg.cluster, c.info.compute_capability.0, c.info.compute_capability.1
+                )),
                 Inner::Cuda(c) if cfg.shared_bytes as i64 > c.info.max_shared_per_block as i64 => Some(format!(
                     "{} bytes of shared memory per block; the device allows {}",
                     cfg.shared_bytes, c.info.max_shared_per_block
@@ -769,6 +775,43 @@ impl Context {
         }
     }
 
+    /// How many clusters of launch `cfg` of kernel `name` (its
+    /// `cfg.cluster` blocks each, `cfg.shared_bytes` of shared memory per
+    /// block) the device runs at once (`cuOccupancyMaxActiveClusters`): the
+    /// clusters of a persistent grid. On the emulator, `emulated`.
+    pub(crate) fn max_active_clusters(&self, name: &'static str, cfg: LaunchConfig, emulated: usize) -> Result<usize> {
+        if !matches!(&*self.inner, Inner::Cuda(_)) {
+            return Ok(emulated);
+        }
+        let (f, c) = self.cuda_function(name, cfg.shared_bytes)?;
+        c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
+        let mut attr = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cfg.cluster, y: 1, z: 1 } },
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid[0],
+            gridDimY: cfg.grid[1],
+            gridDimZ: cfg.grid[2],
+            blockDimX: cfg.block[0],
+            blockDimY: cfg.block[1],
+            blockDimZ: cfg.block[2],
+            sharedMemBytes: cfg.shared_bytes,
+            hStream: std::ptr::null_mut(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: `config` and its one attribute live for the call; `n` is
+        // written by it.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &config) }.result().map_err(driver("asking how many clusters fit"))?;
+        if n < 1 {
+            return Err(Error::Launch { kernel: name, detail: format!("no cluster of {} blocks fits on the device", cfg.cluster) });
+        }
+        Ok(n as usize)
+    }
+
     /// Launches a kernel on the CUDA backend with raw parameter pointers.
     pub(crate) fn launch_cuda(&self, name: &'static str, cfg: LaunchConfig, params: &mut [*mut std::ffi::c_void]) -> Result<()> {
         if let Inner::Cuda(c) = &*self.inner {
@@ -782,14 +825,25 @@ impl Context {
         c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
         let stream = self.stream_of(c).cu_stream();
         // A programmatic dependent launch where the kernel asks for it (it
-        // waits for the previous kernel itself) and the device has it.
+        // waits for the previous kernel itself) and the device has it; a
+        // cluster where the kernel is written for one (sm_90 on).
         let early = cfg.early_launch && c.info.compute_capability.0 >= 9;
-        let launched = if early {
-            let mut attr = sys::CUlaunchAttribute {
+        let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::with_capacity(2);
+        if early {
+            attrs.push(sys::CUlaunchAttribute {
                 id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                 pad: [0; 4],
                 value: sys::CUlaunchAttributeValue { programmaticStreamSerializationAllowed: 1 },
-            };
+            });
+        }
+        if cfg.cluster > 1 {
+            attrs.push(sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                pad: [0; 4],
+                value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cfg.cluster, y: 1, z: 1 } },
+            });
+        }
+        let launched = if !attrs.is_empty() {
             let config = sys::CUlaunchConfig {
                 gridDimX: cfg.grid[0],
                 gridDimY: cfg.grid[1],
@@ -799,10 +853,10 @@ impl Context {
                 blockDimZ: cfg.block[2],
                 sharedMemBytes: cfg.shared_bytes,
                 hStream: stream,
-                attrs: &mut attr,
-                numAttrs: 1,
+                attrs: attrs.as_mut_ptr(),
+                numAttrs: attrs.len() as u32,
             };
-            // SAFETY: as below; `config` and its one attribute live for the
+            // SAFETY: as below; `config` and its attributes live for the
             // call.
             unsafe { sys::cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }.result()
         } else {

@@ -171,6 +171,7 @@ macro_rules! launch {
                     block: cfg.block.into(),
                     shared_bytes: cfg.shared_bytes as usize,
                     dependent: cfg.early_launch,
+                    cluster: cfg.cluster,
                 };
                 let thread = || unsafe { $($kernel)::+($((&$arg).emu(stringify!($arg))),+) };
                 ferrotile_kernels::arch::emu::launch(spec, &thread)

@@ -16,12 +16,17 @@ pub struct LaunchConfig {
     /// [`crate::arch::sm90::griddepcontrol_wait`] before touching global
     /// memory.
     pub early_launch: bool,
+    /// Blocks per thread-block cluster along x (sm_90; 1: no clusters).
+    /// The grid's x extent is a multiple of it; the blocks of a cluster
+    /// run at once on one GPU processing cluster and may reach each
+    /// other's shared memory ([`crate::arch::sm90::cluster_sync`]).
+    pub cluster: u32,
 }
 
 impl LaunchConfig {
     /// A 1D launch of `blocks` blocks of `threads` threads.
     pub const fn linear(blocks: u32, threads: u32) -> Self {
-        LaunchConfig { grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes: 0, early_launch: false }
+        LaunchConfig { grid: [blocks, 1, 1], block: [threads, 1, 1], shared_bytes: 0, early_launch: false, cluster: 1 }
     }
 
     /// A 2D launch covering `(width, height)` points with `block` threads,
@@ -32,6 +37,7 @@ impl LaunchConfig {
             block: [block[0], block[1], 1],
             shared_bytes: 0,
             early_launch: false,
+            cluster: 1,
         }
     }
 

@@ -220,6 +220,71 @@ pub fn bulk_wait_group_read<const N: u32>() {
     imp::bulk_wait_group_read::<N>()
 }
 
+// ------------------------------------------------------------- clusters
+
+/// `%cluster_ctarank`: this block's rank in its thread-block cluster
+/// (`0..`[`cluster_nctarank`]; 0 in a launch without clusters).
+#[inline(always)]
+pub fn cluster_ctarank() -> u32 {
+    imp::cluster_ctarank()
+}
+
+/// `%cluster_nctarank`: the blocks of this block's cluster (1 in a launch
+/// without clusters).
+#[inline(always)]
+pub fn cluster_nctarank() -> u32 {
+    imp::cluster_nctarank()
+}
+
+/// `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`:
+/// every thread of every block of the cluster waits until all have
+/// arrived; their earlier memory accesses (shared memory of any block of
+/// the cluster included) are ordered before the later ones. With
+/// [`fence_mbarrier_init_cluster`] before it, it publishes the blocks'
+/// mbarrier initialisations to the whole cluster.
+#[inline(always)]
+pub fn cluster_sync() {
+    imp::cluster_sync()
+}
+
+/// `fence.mbarrier_init.release.cluster`: orders this thread's
+/// [`mbarrier_init`]s before its next cluster barrier's release, so that
+/// the other blocks of the cluster may arrive on them and complete bytes
+/// on them after that barrier.
+#[inline(always)]
+pub fn fence_mbarrier_init_cluster() {
+    imp::fence_mbarrier_init_cluster()
+}
+
+/// `mapa.shared::cluster.u32` then `mbarrier.arrive.shared::cluster.b64`
+/// (release at CTA scope, the default, as CUTLASS's cluster barriers
+/// release a stage; `.release.cluster` made every arrival a cluster-wide
+/// fence): one arrival on the mbarrier at `bar` (an address of this
+/// block's shared memory) of block `cta` of the cluster — this block's own
+/// when `cta` is its rank. It tells that block's waiting threads that this
+/// thread is done with what the phase guards.
+///
+/// # Safety
+/// `cta` is a rank of the cluster whose block has initialised an mbarrier
+/// at `bar`, published by a [`cluster_sync`] since, and has not exited.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_cluster(bar: u32, cta: u32) {
+    unsafe { imp::mbarrier_arrive_cluster(bar, cta) }
+}
+
+/// `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster`:
+/// [`tma_load_3d`] into every block of the cluster whose rank's bit is set
+/// in `mask`: the box lands at `dst` in each of them and its bytes
+/// complete on the mbarrier at `bar` of each.
+///
+/// # Safety
+/// As for [`tma_load_3d`], in every block of `mask`; those blocks have
+/// published their mbarriers ([`cluster_sync`]) and have not exited.
+#[inline(always)]
+pub unsafe fn tma_load_3d_multicast(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32, mask: u16) {
+    unsafe { imp::tma_load_3d_multicast(dst, maps, i, coords, bar, mask) }
+}
+
 // ---------------------------------------------------------------- wgmma
 
 /// `wgmma.fence.sync.aligned`: orders this warpgroup's earlier register

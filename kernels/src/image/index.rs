@@ -316,6 +316,7 @@ pub const fn blur_fast_config(p: ImageParams) -> LaunchConfig {
         block: [FAST_BLOCK[0], FAST_BLOCK[1], 1],
         shared_bytes: fast_shared_bytes(p.radius),
         early_launch: false,
+            cluster: 1,
     }
     .fold_rows()
 }
@@ -330,7 +331,7 @@ pub const VOLUME_BLOCK: [u32; 3] = [32, 4, 2];
 /// One thread per element, 3D blocks of 32 × 4 × 2.
 pub const fn volume_config(v: VolumeParams) -> LaunchConfig {
     let [bx, by, bz] = volume_blocks(v);
-    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0, early_launch: false }
+    LaunchConfig { grid: [bx, min_u32(by, MAX_GRID_YZ), min_u32(bz, MAX_GRID_YZ)], block: VOLUME_BLOCK, shared_bytes: 0, early_launch: false, cluster: 1 }
 }
 
 const fn min_u32(a: u32, b: u32) -> u32 {

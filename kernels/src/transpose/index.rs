@@ -161,6 +161,7 @@ impl SmemTile {
             block: [WARP as u32, self.block_y as u32, 1],
             shared_bytes: self.shared_bytes(4),
             early_launch: false,
+            cluster: 1,
         }
         .fold_rows()
     }
@@ -319,6 +320,7 @@ impl VecTile {
             block: [self.threads as u32, 1, 1],
             shared_bytes: self.shared_bytes(4),
             early_launch: false,
+            cluster: 1,
         }
         .fold_rows()
     }

@@ -14,7 +14,12 @@
 //!   resumes them. Collectives complete before a block barrier releases;
 //!   lanes of one warp split between a collective and the barrier, or
 //!   between two collectives, are reported (divergent warp collective).
-//! * Blocks run in parallel on rayon's pool, one block per task.
+//! * Blocks run in parallel on rayon's pool, one block per task; the
+//!   blocks of a thread-block cluster (`LaunchSpec::cluster`) run as one
+//!   task, their threads in one scheduling loop (block after block in
+//!   rank order each pass), so a thread of one block may wait for an
+//!   arrival, a multicast copy or the cluster barrier of another; a
+//!   deadlock is a pass where nothing anywhere in the cluster changed.
 //! * Global accesses are bounds-checked against the buffer they came from;
 //!   a fault names kernel, block, thread, buffer, index and length.
 //! * Dynamic shared memory is a per-block buffer. Every byte remembers its
@@ -39,3 +44,5 @@ mod warp_tests;
 mod mutation_tests;
 #[cfg(test)]
 mod store_tests;
+#[cfg(test)]
+mod cluster_tests;

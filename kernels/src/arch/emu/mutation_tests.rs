@@ -170,6 +170,7 @@ fn spec(kernel: &'static str, grid: [u32; 2], block: [u32; 2], shared: usize) ->
         block: Dim3 { x: block[0], y: block[1], z: 1 },
         shared_bytes: shared,
         dependent: false,
+        cluster: 1,
     }
 }
 

@@ -2,7 +2,6 @@
 
 use core::cell::{Cell, RefCell};
 use core::fmt;
-use std::boxed::Box;
 use std::collections::BTreeMap;
 use std::format;
 use std::string::{String, ToString};
@@ -62,6 +61,12 @@ pub struct LaunchSpec {
     /// touches global memory. The emulator runs launches one after another
     /// and reports an access before the wait as a fault.
     pub dependent: bool,
+    /// Blocks per thread-block cluster along x (1: no clusters). The
+    /// blocks of a cluster run together on one OS thread, in one
+    /// scheduling loop, so a thread of one may wait for what a thread of
+    /// another does (remote mbarrier arrivals, multicast copies, the
+    /// cluster barrier).
+    pub cluster: u32,
 }
 
 /// A fault found by the emulator.
@@ -94,6 +99,8 @@ pub(crate) enum Yield {
     Spin,
     /// At a named barrier (`named`).
     Named,
+    /// At the cluster barrier (`barrier.cluster.arrive` + `wait`).
+    Cluster,
     /// After reporting a fault; never resumed.
     Fault,
 }
@@ -136,6 +143,37 @@ pub(crate) struct BlockCtx {
     /// Hopper's asynchronous state: mbarriers, TMA copies in flight,
     /// shared memory read by unfinished `wgmma`.
     pub(crate) hopper: RefCell<super::sm90::BlockAsync>,
+    /// The block's rank in its cluster (`%cluster_ctarank`).
+    pub(crate) rank: u32,
+    /// Blocks of the cluster (`%cluster_nctarank`; 1 without clusters).
+    pub(crate) cluster_size: u32,
+    /// The cluster's blocks in rank order (this one among them), set by
+    /// the cluster's driver before any thread runs: remote operations
+    /// (arrivals, multicast copies) reach the other blocks through it.
+    peers: Cell<*const BlockCtx>,
+    /// Whether the block has passed a cluster barrier: only then are its
+    /// mbarrier initialisations visible to the other blocks.
+    pub(crate) published: Cell<bool>,
+    /// Whether every thread of the block has returned (its shared memory
+    /// is gone for the other blocks of the cluster).
+    pub(crate) finished: Cell<bool>,
+}
+
+impl BlockCtx {
+    /// The block of rank `rank` (below [`BlockCtx::cluster_size`]) of this
+    /// block's cluster.
+    pub(crate) fn peer(&self, rank: u32) -> &BlockCtx {
+        assert!(rank < self.cluster_size, "cluster rank {rank} of {}", self.cluster_size);
+        // SAFETY: the driver points `peers` at its slice of the cluster's
+        // `cluster_size` blocks before a thread runs and keeps the slice
+        // in place until the cluster is done.
+        unsafe { &*self.peers.get().add(rank as usize) }
+    }
+
+    /// `block (x, y, z)`, as faults name the block.
+    pub(crate) fn name(&self) -> String {
+        format!("block ({}, {}, {})", self.block_idx[0], self.block_idx[1], self.block_idx[2])
+    }
 }
 
 pub(crate) struct SharedState {
@@ -403,7 +441,9 @@ pub(crate) struct AsyncCopies {
 std::thread_local! {
     static CURRENT: Cell<(*const BlockCtx, *const ThreadCtx)> =
         const { Cell::new((core::ptr::null(), core::ptr::null())) };
-    static SHARED: RefCell<Option<Box<SharedState>>> = const { RefCell::new(None) };
+    /// Shared-memory states to reuse: one per block of the largest
+    /// cluster run on this OS thread so far.
+    static SHARED: RefCell<Vec<SharedState>> = const { RefCell::new(Vec::new()) };
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -414,8 +454,8 @@ std::thread_local! {
 pub(crate) fn current() -> (&'static BlockCtx, &'static ThreadCtx) {
     let (b, t) = CURRENT.with(|c| c.get());
     assert!(!b.is_null(), "device function called outside an emulated kernel launch");
-    // SAFETY: set by `run_block` for the duration of a resume; both live
-    // until the block finishes.
+    // SAFETY: set by `BlockRun::pass` for the duration of a resume; both live
+    // until the cluster finishes.
     unsafe { (&*b, &*t) }
 }
 
@@ -424,7 +464,7 @@ pub(crate) fn current() -> (&'static BlockCtx, &'static ThreadCtx) {
 /// launch).
 pub(crate) fn awaiting_grid() -> bool {
     let (_, t) = CURRENT.with(|c| c.get());
-    // SAFETY: set by `run_block` for the duration of a resume (null
+    // SAFETY: set by `BlockRun::pass` for the duration of a resume (null
     // outside one); the thread lives until its block finishes.
     !t.is_null() && unsafe { (*t).awaiting_grid.get() }
 }
@@ -463,6 +503,12 @@ pub(crate) fn named_barrier(id: u32, count: u32) {
     suspend(Yield::Named)
 }
 
+/// Suspends the current thread at the cluster barrier (every thread of
+/// every block of the cluster waits for the others).
+pub(crate) fn cluster_barrier() {
+    suspend(Yield::Cluster)
+}
+
 /// Gives control back to the block scheduler with `why`.
 pub(crate) fn suspend(why: Yield) {
     let (_, t) = current();
@@ -485,14 +531,17 @@ enum State {
     Spinning,
     /// Waiting at a named barrier.
     AtNamed,
+    /// Waiting at the cluster barrier.
+    AtCluster,
     /// Returned.
     Done,
 }
 
 /// Runs `thread` once per GPU thread of `spec`'s grid.
 ///
-/// Blocks run in parallel; the first fault stops the launch and is
-/// returned. `thread` reads its indices through the device layer.
+/// Clusters of blocks (single blocks without clusters) run in parallel;
+/// the first fault stops the launch and is returned. `thread` reads its
+/// indices through the device layer.
 pub fn launch(spec: LaunchSpec, thread: &(dyn Fn() + Sync)) -> Result<(), EmuError> {
     let g = spec.grid;
     let b = spec.block;
@@ -505,19 +554,29 @@ pub fn launch(spec: LaunchSpec, thread: &(dyn Fn() + Sync)) -> Result<(), EmuErr
     if g.y > 65535 || g.z > 65535 {
         return Err(EmuError::Config(format!("`{}`: grid {g:?} exceeds 65535 in y or z", spec.kernel)));
     }
-    // The lowest block that faulted so far: blocks above it are skipped,
-    // blocks below it still run, so the reported fault is the lowest
-    // block's whatever order the OS threads take the blocks in.
+    let cl = spec.cluster;
+    if cl == 0 || cl > 8 || !g.x.is_multiple_of(cl) {
+        return Err(EmuError::Config(format!(
+            "`{}`: a cluster of {cl} blocks with grid {g:?}: the cluster is 1 to 8 blocks and divides the grid's x extent",
+            spec.kernel
+        )));
+    }
+    // Cluster `c` is the blocks of linear indices `c · cl..(c + 1) · cl`
+    // (consecutive in x, as `cl` divides the grid's x extent).
+    // The lowest block that faulted so far: clusters above it are skipped,
+    // clusters below it still run, so the reported fault is the lowest
+    // cluster's whatever order the OS threads take them in.
     let lowest = AtomicU64::new(u64::MAX);
     let first: Mutex<Option<(u64, String)>> = Mutex::new(None);
-    (0..g.volume()).into_par_iter().for_each(|bi| {
+    (0..g.volume() / cl as u64).into_par_iter().for_each(|c| {
+        let bi = c * cl as u64;
         if bi > lowest.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(msg) = run_block(&spec, g.unlinear(bi), thread) {
+        if let Err(msg) = run_cluster(&spec, bi, thread) {
             lowest.fetch_min(bi, Ordering::Relaxed);
             let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
-            // Keep the lowest block's fault so reports are reproducible.
+            // Keep the lowest cluster's fault so reports are reproducible.
             if f.as_ref().is_none_or(|(i, _)| bi < *i) {
                 *f = Some((bi, msg));
             }
@@ -535,73 +594,145 @@ fn take_stack() -> DefaultStack {
         .unwrap_or_else(|| DefaultStack::new(STACK_BYTES).expect("cannot allocate an emulator thread stack"))
 }
 
-fn run_block(spec: &LaunchSpec, block_idx: [u32; 3], thread: &(dyn Fn() + Sync)) -> Result<(), String> {
-    let shared = SHARED.with(|s| s.borrow_mut().take()).unwrap_or_else(|| Box::new(SharedState::new()));
-    let mut shared = *shared;
-    shared.begin_block(spec.shared_bytes);
-    let ctx = BlockCtx {
-        kernel: spec.kernel,
-        block_idx,
-        block_dim: spec.block,
-        grid_dim: spec.grid,
-        shared: RefCell::new(shared),
-        fault: RefCell::new(None),
-        hopper: RefCell::new(super::sm90::BlockAsync::new(spec.block.volume() as usize)),
-    };
-    let n = spec.block.volume() as usize;
-    let threads: Vec<ThreadCtx> = (0..n)
-        .map(|i| ThreadCtx {
-            idx: spec.block.unlinear(i as u64),
-            linear: i as u32,
-            yielder: Cell::new(core::ptr::null()),
-            copies: RefCell::new(AsyncCopies::default()),
-            warp: Cell::new(WarpSlot::default()),
-            spin_on: Cell::new((0, 0)),
-            named: Cell::new((0, 0)),
-            awaiting_grid: Cell::new(spec.dependent),
-        })
-        .collect();
-    let result = run_threads(&ctx, &threads, thread);
-    CURRENT.with(|c| c.set((core::ptr::null(), core::ptr::null())));
-    let BlockCtx { shared, .. } = ctx;
-    SHARED.with(|s| *s.borrow_mut() = Some(Box::new(shared.into_inner())));
-    result
-}
-
-fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)) -> Result<(), String> {
-    let mut coros: Vec<Coroutine<(), Yield, (), DefaultStack>> = threads
-        .iter()
-        .map(|t| {
-            let tp: *const ThreadCtx = t;
-            // SAFETY: every coroutine is driven to completion or reset
-            // (see the end of this function) before `threads` and `thread`
-            // go out of scope.
-            unsafe {
-                Coroutine::with_stack_unchecked(take_stack(), move |y: &Yielder<(), Yield>, ()| {
-                    (*tp).yielder.set(y);
-                    thread();
-                })
+/// Runs the cluster whose first block has linear index `first` (one
+/// block without clusters) to its end or its first fault.
+fn run_cluster(spec: &LaunchSpec, first: u64, thread: &(dyn Fn() + Sync)) -> Result<(), String> {
+    let n = spec.cluster;
+    let ctxs: Vec<BlockCtx> = (0..n)
+        .map(|rank| {
+            let mut shared = SHARED.with(|s| s.borrow_mut().pop()).unwrap_or_else(SharedState::new);
+            shared.begin_block(spec.shared_bytes);
+            BlockCtx {
+                kernel: spec.kernel,
+                block_idx: spec.grid.unlinear(first + rank as u64),
+                block_dim: spec.block,
+                grid_dim: spec.grid,
+                shared: RefCell::new(shared),
+                fault: RefCell::new(None),
+                hopper: RefCell::new(super::sm90::BlockAsync::new(spec.block.volume() as usize)),
+                rank,
+                cluster_size: n,
+                peers: Cell::new(core::ptr::null()),
+                published: Cell::new(false),
+                finished: Cell::new(false),
             }
         })
         .collect();
-    let mut state = std::vec![State::Running; threads.len()];
-    let block = |what: &str| {
-        format!("kernel `{}`, block ({}, {}, {}){what}", ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2])
+    // The vector is not touched again until the runs are over: the
+    // pointer stays valid.
+    for c in &ctxs {
+        c.peers.set(ctxs.as_ptr());
+    }
+    let result = {
+        let mut runs: Vec<BlockRun<'_>> = ctxs.iter().map(|c| BlockRun::new(spec, c, thread)).collect();
+        let r = drive(&mut runs);
+        CURRENT.with(|c| c.set((core::ptr::null(), core::ptr::null())));
+        r
     };
-    let outcome = 'schedule: loop {
-        // TMA copies issued in the previous pass land now, and complete
-        // their bytes on their mbarriers.
-        if let Err(m) = super::sm90::land(ctx) {
-            break Err(block(&format!(": {m}")));
+    SHARED.with(|s| s.borrow_mut().extend(ctxs.into_iter().rev().map(|c| c.shared.into_inner())));
+    result
+}
+
+/// `kernel `…`, block (x, y, z)` of `ctx` followed by `what`.
+fn block_of(ctx: &BlockCtx, what: &str) -> String {
+    format!("kernel `{}`, block ({}, {}, {}){what}", ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2])
+}
+
+/// `thread (x, y, z)` of thread `i` of `threads`.
+fn thread_name(threads: &[ThreadCtx], i: usize) -> String {
+    let t = &threads[i];
+    format!("thread ({}, {}, {})", t.idx[0], t.idx[1], t.idx[2])
+}
+
+/// What one pass of a block's scheduler ended in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// A warp collective, a named barrier or the block barrier completed.
+    Progressed,
+    /// Threads wait for mbarriers, nothing else completed.
+    Spinning,
+    /// Every thread that has not returned waits at the cluster barrier.
+    AtCluster,
+    /// Every thread has returned.
+    Finished,
+}
+
+/// The scheduler state of one block: its threads' coroutines and where
+/// each thread stands. Its cluster's driver ([`drive`]) advances it one
+/// pass at a time.
+struct BlockRun<'a> {
+    ctx: &'a BlockCtx,
+    threads: Vec<ThreadCtx>,
+    coros: Vec<Coroutine<(), Yield, (), DefaultStack>>,
+    state: Vec<State>,
+    /// Whether a thread resumed in the last pass got anywhere but another
+    /// mbarrier wait.
+    moved: bool,
+}
+
+impl<'a> BlockRun<'a> {
+    fn new(spec: &LaunchSpec, ctx: &'a BlockCtx, thread: &(dyn Fn() + Sync)) -> Self {
+        let n = spec.block.volume() as usize;
+        let threads: Vec<ThreadCtx> = (0..n)
+            .map(|i| ThreadCtx {
+                idx: spec.block.unlinear(i as u64),
+                linear: i as u32,
+                yielder: Cell::new(core::ptr::null()),
+                copies: RefCell::new(AsyncCopies::default()),
+                warp: Cell::new(WarpSlot::default()),
+                spin_on: Cell::new((0, 0)),
+                named: Cell::new((0, 0)),
+                awaiting_grid: Cell::new(spec.dependent),
+            })
+            .collect();
+        let coros = threads
+            .iter()
+            .map(|t| {
+                let tp: *const ThreadCtx = t;
+                // SAFETY: every coroutine is driven to completion or reset
+                // (`Drop`) before `threads` (whose heap buffer does not move
+                // with the vector) and `thread` go out of scope.
+                unsafe {
+                    Coroutine::with_stack_unchecked(take_stack(), move |y: &Yielder<(), Yield>, ()| {
+                        (*tp).yielder.set(y);
+                        thread();
+                    })
+                }
+            })
+            .collect();
+        let state = std::vec![State::Running; n];
+        BlockRun { ctx, threads, coros, state, moved: false }
+    }
+
+    /// `kernel `…`, block (x, y, z)` followed by `what`.
+    fn block(&self, what: &str) -> String {
+        block_of(self.ctx, what)
+    }
+
+    /// Lands the TMA copies into this block issued in the previous pass.
+    fn land(&self) -> Result<(), String> {
+        super::sm90::land(self.ctx).map_err(|m| self.block(&format!(": {m}")))
+    }
+
+    /// Threads waiting for an mbarrier run again in the next pass.
+    fn wake_spinning(&mut self) {
+        for s in self.state.iter_mut() {
+            if *s == State::Spinning {
+                *s = State::Running;
+            }
         }
-        let progress_before = ctx.hopper.borrow().progress();
-        // Whether a thread resumed in this pass got anywhere but another
-        // mbarrier wait.
-        let mut moved = false;
-        // Every runnable thread runs until it waits, faults or returns, in
-        // thread order.
+    }
+
+    /// One pass: every runnable thread runs until it waits, faults or
+    /// returns, in thread order; then the warp collectives, named
+    /// barriers and the block barrier that can complete do.
+    fn pass(&mut self) -> Result<Pass, String> {
+        let ctx = self.ctx;
+        let block = |what: &str| block_of(ctx, what);
+        let (threads, state) = (&self.threads, &mut self.state);
+        self.moved = false;
         let mut fault = None;
-        for (i, co) in coros.iter_mut().enumerate() {
+        for (i, co) in self.coros.iter_mut().enumerate() {
             if state[i] != State::Running {
                 continue;
             }
@@ -610,16 +741,20 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             match r {
                 Ok(CoroutineResult::Yield(Yield::Barrier)) => {
                     state[i] = State::AtBarrier;
-                    moved = true;
+                    self.moved = true;
                 }
                 Ok(CoroutineResult::Yield(Yield::Warp)) => {
                     state[i] = State::AtWarp;
-                    moved = true;
+                    self.moved = true;
                 }
                 Ok(CoroutineResult::Yield(Yield::Spin)) => state[i] = State::Spinning,
                 Ok(CoroutineResult::Yield(Yield::Named)) => {
                     state[i] = State::AtNamed;
-                    moved = true;
+                    self.moved = true;
+                }
+                Ok(CoroutineResult::Yield(Yield::Cluster)) => {
+                    state[i] = State::AtCluster;
+                    self.moved = true;
                 }
                 Ok(CoroutineResult::Yield(Yield::Fault)) => {
                     fault = ctx.fault.borrow_mut().take();
@@ -627,10 +762,13 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 }
                 Ok(CoroutineResult::Return(())) => {
                     state[i] = State::Done;
-                    moved = true;
+                    self.moved = true;
                     if let Some(m) = super::sm90::on_return(ctx, threads[i].linear) {
                         let t = &threads[i];
-                        fault = Some(block(&format!(", thread ({}, {}, {}): {m}", t.idx[0], t.idx[1], t.idx[2])));
+                        fault = Some(format!(
+                            "kernel `{}`, block ({}, {}, {}), thread ({}, {}, {}): {m}",
+                            ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2], t.idx[0], t.idx[1], t.idx[2]
+                        ));
                         break;
                     }
                 }
@@ -650,23 +788,25 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             }
         }
         if let Some(f) = fault {
-            break Err(f);
+            return Err(f);
         }
 
         // Warp collectives first: a warp completes once each of its lanes
         // that has not exited waits at one (in warp order). A lane still
         // spinning on an mbarrier has not arrived yet: the collective waits
         // for it (on the GPU `.sync` waits for every lane of the mask), and
-        // if its wait can never end, the mbarrier check below reports it.
+        // if its wait can never end, the mbarrier check reports it.
         let mut progressed = false;
         for (w, lanes) in state.chunks_mut(WARP).enumerate() {
-            if !lanes.contains(&State::AtWarp) || lanes.iter().any(|s| matches!(s, State::AtBarrier | State::Spinning | State::AtNamed)) {
+            if !lanes.contains(&State::AtWarp)
+                || lanes.iter().any(|s| matches!(s, State::AtBarrier | State::Spinning | State::AtNamed | State::AtCluster))
+            {
                 continue;
             }
             let waiting = lanes.iter().enumerate().filter(|(_, s)| **s == State::AtWarp).fold(0u32, |m, (l, _)| m | 1 << l);
             let base = w * WARP;
             match warp::complete(&threads[base..base + lanes.len()], waiting) {
-                Err(m) => break 'schedule Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len()))),
+                Err(m) => return Err(block(&format!(", warp {w} (threads {base}..{}): {m}", base + lanes.len()))),
                 Ok(warp::WarpOp::SyncWarp) => ctx.shared.borrow_mut().on_sync(1 << w),
                 Ok(_) => {}
             }
@@ -685,7 +825,7 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
                 let e = named.entry(id).or_insert((count, Vec::new()));
                 if e.0 != count {
                     let (a, b) = (&threads[e.1[0]], &threads[i]);
-                    break 'schedule Err(block(&format!(
+                    return Err(block(&format!(
                         ": named barrier {id}: thread ({}, {}, {}) waits for {} threads, thread ({}, {}, {}) for {count}",
                         a.idx[0], a.idx[1], a.idx[2], e.0, b.idx[0], b.idx[1], b.idx[2]
                     )));
@@ -695,13 +835,13 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
         }
         for (id, (count, waiting)) in named {
             if waiting.len() as u32 > count {
-                break 'schedule Err(block(&format!(": named barrier {id}: {} threads wait for a count of {count}", waiting.len())));
+                return Err(block(&format!(": named barrier {id}: {} threads wait for a count of {count}", waiting.len())));
             }
             if waiting.len() as u32 == count {
                 let warps = waiting.iter().fold(0u32, |m, &i| m | 1 << warp_of(threads[i].linear));
                 ctx.shared.borrow_mut().on_sync(warps);
                 for i in waiting {
-                    state[i] = State::Running;
+                    self.state[i] = State::Running;
                 }
                 progressed = true;
             }
@@ -710,110 +850,227 @@ fn run_threads(ctx: &BlockCtx, threads: &[ThreadCtx], thread: &(dyn Fn() + Sync)
             // Threads waiting for an mbarrier retry too: left waiting, a
             // pass that runs only the released threads could end with
             // nothing changed and report a deadlock that is none.
-            for s in state.iter_mut() {
-                if *s == State::Spinning {
-                    *s = State::Running;
-                }
-            }
-            continue;
+            self.wake_spinning();
+            return Ok(Pass::Progressed);
         }
+        let (threads, state) = (&self.threads, &mut self.state);
 
         // Threads waiting for an mbarrier retry in the next pass while
-        // anything can still change; when every live thread waits and the
-        // pass changed nothing, no phase can ever complete.
+        // anything in the cluster can still change (the driver decides).
         if state.contains(&State::Spinning) {
-            let hopper = ctx.hopper.borrow();
-            let changed = moved || hopper.progress() != progress_before || hopper.copies_in_flight();
-            drop(hopper);
-            if !changed {
-                let i = state.iter().position(|s| *s == State::Spinning).unwrap_or(0);
-                let (bar, parity) = threads[i].spin_on.get();
-                let n = state.iter().filter(|s| **s == State::Spinning).count();
-                let t = &threads[i];
-                break Err(block(&format!(
-                    ": deadlock: thread ({}, {}, {}) waits for the phase of parity {parity} of the mbarrier at byte {bar} \
-                     ({n} thread(s) wait for mbarriers{}); no arrival, transaction or copy can complete it",
-                    t.idx[0],
-                    t.idx[1],
-                    t.idx[2],
-                    if state.contains(&State::AtBarrier) { ", the others at sync_threads" } else { "" }
-                )));
-            }
-            for s in state.iter_mut() {
-                if *s == State::Spinning {
-                    *s = State::Running;
-                }
-            }
-            continue;
+            return Ok(Pass::Spinning);
         }
 
         // No collective can complete: a warp still waiting at one has lanes
-        // at the block barrier, which cannot release while it waits.
+        // at the block or cluster barrier, which cannot release while it
+        // waits.
         if let Some(w) = state.chunks(WARP).position(|l| l.contains(&State::AtWarp)) {
             let lanes = &state[w * WARP..(w * WARP + WARP).min(state.len())];
             let mask = |x: State| lanes.iter().enumerate().filter(|(_, s)| **s == x).fold(0u32, |m, (l, _)| m | 1 << l);
             let l = lanes.iter().position(|s| *s == State::AtWarp).unwrap_or(0);
             let op = threads[w * WARP + l].warp.get().op;
-            break Err(block(&format!(
-                ", warp {w}: divergent warp collective: {} wait at {op} while {} wait at sync_threads",
-                warp::lane_list(mask(State::AtWarp)),
-                warp::lane_list(mask(State::AtBarrier))
+            let others = match (mask(State::AtBarrier), mask(State::AtCluster)) {
+                (b, 0) => format!("{} wait at sync_threads", warp::lane_list(b)),
+                (0, c) => format!("{} wait at cluster_sync", warp::lane_list(c)),
+                (b, c) => format!("{} wait at sync_threads and {} at cluster_sync", warp::lane_list(b), warp::lane_list(c)),
+            };
+            return Err(block(&format!(
+                ", warp {w}: divergent warp collective: {} wait at {op} while {others}",
+                warp::lane_list(mask(State::AtWarp))
             )));
         }
         if let Some(i) = state.iter().position(|s| *s == State::AtNamed) {
             let t = &threads[i];
             let (id, count) = t.named.get();
             let n = state.iter().enumerate().filter(|(j, s)| **s == State::AtNamed && threads[*j].named.get().0 == id).count();
-            break Err(block(&format!(
-                ": deadlock: thread ({}, {}, {}) waits at named barrier {id} with {n} of its {count} threads; the others {}",
-                t.idx[0],
-                t.idx[1],
-                t.idx[2],
-                if state.contains(&State::AtBarrier) { "include threads at sync_threads" } else { "have returned or wait elsewhere" }
+            let others = if state.contains(&State::AtBarrier) {
+                "include threads at sync_threads"
+            } else if state.contains(&State::AtCluster) {
+                "include threads at cluster_sync"
+            } else {
+                "have returned or wait elsewhere"
+            };
+            return Err(block(&format!(
+                ": deadlock: thread ({}, {}, {}) waits at named barrier {id} with {n} of its {count} threads; the others {others}",
+                t.idx[0], t.idx[1], t.idx[2]
             )));
         }
-        let waiting = state.iter().filter(|s| **s == State::AtBarrier).count();
-        if waiting == 0 {
-            // Every thread has returned.
-            match ctx.shared.borrow_mut().pending_uninit.take() {
-                Some(u) => break Err(block(&format!(": {u}"))),
-                None => break Ok(()),
+        let at_barrier = state.iter().position(|s| *s == State::AtBarrier);
+        let at_cluster = state.iter().position(|s| *s == State::AtCluster);
+        let done = state.iter().position(|s| *s == State::Done);
+        match (at_barrier, at_cluster, done) {
+            (None, None, _) => {
+                // Every thread has returned.
+                return match ctx.shared.borrow_mut().pending_uninit.take() {
+                    Some(u) => Err(block(&format!(": {u}"))),
+                    None => Ok(Pass::Finished),
+                };
             }
-        }
-        if let Some(done) = state.iter().position(|s| *s == State::Done) {
-            let t = &threads[done];
-            let w = &threads[state.iter().position(|s| *s == State::AtBarrier).unwrap_or(0)];
-            break Err(format!(
-                "kernel `{}`, block ({}, {}, {}): divergent barrier: thread ({}, {}, {}) returned while thread ({}, {}, {}) waits at sync_threads",
-                ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2],
-                t.idx[0], t.idx[1], t.idx[2], w.idx[0], w.idx[1], w.idx[2]
-            ));
+            (Some(b), Some(c), _) => {
+                return Err(block(&format!(
+                    ": deadlock: {} waits at sync_threads while {} waits at cluster_sync (neither barrier can release)",
+                    thread_name(threads, b),
+                    thread_name(threads, c)
+                )));
+            }
+            (Some(w), None, Some(d)) => {
+                let (t, w) = (&threads[d], &threads[w]);
+                return Err(format!(
+                    "kernel `{}`, block ({}, {}, {}): divergent barrier: thread ({}, {}, {}) returned while thread ({}, {}, {}) waits at sync_threads",
+                    ctx.kernel, ctx.block_idx[0], ctx.block_idx[1], ctx.block_idx[2],
+                    t.idx[0], t.idx[1], t.idx[2], w.idx[0], w.idx[1], w.idx[2]
+                ));
+            }
+            (None, Some(c), Some(d)) => {
+                return Err(block(&format!(
+                    ": divergent cluster barrier: {} returned while {} waits at cluster_sync",
+                    thread_name(threads, d),
+                    thread_name(threads, c)
+                )));
+            }
+            (None, Some(_), None) => return Ok(Pass::AtCluster),
+            (Some(_), None, None) => {}
         }
         // Every live thread waits at the barrier: the interval ends.
-        if let Some(u) = ctx.shared.borrow_mut().pending_uninit.take() {
-            break Err(block(&format!(": {u}")));
-        }
-        for s in state.iter_mut() {
-            *s = State::Running;
-        }
-        let mut sh = ctx.shared.borrow_mut();
-        sh.epoch = sh.epoch.wrapping_add(1);
-    };
-    // Give the stacks back to the pool. Threads still suspended (at a
-    // barrier or a collective when another thread faulted) are reset, not
-    // unwound: dropping a suspended coroutine unwinds its stack, which a
-    // `panic = "abort"` build turns into an abort of the whole process,
-    // and a fault must be a typed error instead. Kernel bodies hold only
-    // `Copy` values and the emulator holds no guard across a suspension,
-    // so nothing with a destructor is skipped.
-    for mut co in coros.drain(..) {
-        if !co.done() {
-            // SAFETY: no value with `Drop` lives on a suspended kernel
-            // thread's stack (see above).
-            unsafe { co.force_reset() };
-        }
-        let s = co.into_stack();
-        STACKS.with(|p| p.borrow_mut().push(s));
+        self.end_interval(State::AtBarrier)?;
+        Ok(Pass::Progressed)
     }
-    outcome
+
+    /// Ends the block's barrier interval (reporting an uninitialised read
+    /// of it) and releases the threads waiting in state `at`.
+    fn end_interval(&mut self, at: State) -> Result<(), String> {
+        if let Some(u) = self.ctx.shared.borrow_mut().pending_uninit.take() {
+            return Err(self.block(&format!(": {u}")));
+        }
+        for s in self.state.iter_mut() {
+            if *s == at {
+                *s = State::Running;
+            }
+        }
+        let mut sh = self.ctx.shared.borrow_mut();
+        sh.epoch = sh.epoch.wrapping_add(1);
+        Ok(())
+    }
+
+    /// The fault of a block whose threads wait for mbarrier phases that no
+    /// arrival, transaction or copy in the cluster can complete.
+    fn deadlock(&self) -> String {
+        let state = &self.state;
+        let i = state.iter().position(|s| *s == State::Spinning).unwrap_or(0);
+        let (bar, parity) = self.threads[i].spin_on.get();
+        let n = state.iter().filter(|s| **s == State::Spinning).count();
+        let t = &self.threads[i];
+        let others = if state.contains(&State::AtBarrier) {
+            ", the others at sync_threads"
+        } else if state.contains(&State::AtCluster) {
+            ", the others at cluster_sync"
+        } else {
+            ""
+        };
+        self.block(&format!(
+            ": deadlock: thread ({}, {}, {}) waits for the phase of parity {parity} of the mbarrier at byte {bar} \
+             ({n} thread(s) wait for mbarriers{others}); no arrival, transaction or copy can complete it",
+            t.idx[0], t.idx[1], t.idx[2],
+        ))
+    }
+}
+
+impl Drop for BlockRun<'_> {
+    /// Gives the stacks back to the pool. Threads still suspended (at a
+    /// barrier or a collective when another thread faulted) are reset, not
+    /// unwound: dropping a suspended coroutine unwinds its stack, which a
+    /// `panic = "abort"` build turns into an abort of the whole process,
+    /// and a fault must be a typed error instead. Kernel bodies hold only
+    /// `Copy` values and the emulator holds no guard across a suspension,
+    /// so nothing with a destructor is skipped.
+    fn drop(&mut self) {
+        for mut co in self.coros.drain(..) {
+            if !co.done() {
+                // SAFETY: no value with `Drop` lives on a suspended kernel
+                // thread's stack (see above).
+                unsafe { co.force_reset() };
+            }
+            let s = co.into_stack();
+            STACKS.with(|p| p.borrow_mut().push(s));
+        }
+    }
+}
+
+/// Runs the blocks of one cluster (a single block without clusters) in
+/// one scheduling loop, pass after pass in rank order, until every thread
+/// has returned or a fault: copies issued in one pass land at the start of
+/// the next; a pass where threads wait for mbarriers and nothing anywhere
+/// in the cluster changed is a deadlock; the cluster barrier releases when
+/// every thread of every block waits at it.
+fn drive(runs: &mut [BlockRun<'_>]) -> Result<(), String> {
+    let clustered = runs.len() > 1;
+    loop {
+        // TMA copies issued in the previous pass land now, and complete
+        // their bytes on their mbarriers (a copy into a block that has
+        // finished is a fault).
+        for r in runs.iter() {
+            r.land()?;
+        }
+        let progress = |runs: &[BlockRun<'_>]| runs.iter().map(|r| r.ctx.hopper.borrow().progress()).fold(0u64, u64::wrapping_add);
+        let progress_before = progress(runs);
+        let (mut progressed, mut moved, mut spinning) = (false, false, None);
+        for (k, r) in runs.iter_mut().enumerate() {
+            if r.ctx.finished.get() {
+                continue;
+            }
+            match r.pass()? {
+                Pass::Progressed => progressed = true,
+                Pass::Spinning => {
+                    spinning.get_or_insert(k);
+                }
+                Pass::AtCluster => {}
+                Pass::Finished => r.ctx.finished.set(true),
+            }
+            moved |= r.moved;
+        }
+        // Threads waiting for an mbarrier retry in the next pass while
+        // anything can still change; when every live thread of the cluster
+        // waits and the pass changed nothing, no phase can ever complete.
+        if let Some(k) = spinning {
+            let changed = progressed
+                || moved
+                || progress(runs) != progress_before
+                || runs.iter().any(|r| r.ctx.hopper.borrow().copies_in_flight());
+            if !changed {
+                return Err(runs[k].deadlock());
+            }
+            for r in runs.iter_mut() {
+                r.wake_spinning();
+            }
+            continue;
+        }
+        if progressed {
+            continue;
+        }
+        // Every block waits at the cluster barrier or has finished.
+        let Some(w) = runs.iter().position(|r| !r.ctx.finished.get()) else {
+            if clustered {
+                // A copy still in flight lands in a block that is gone.
+                for r in runs.iter() {
+                    r.land()?;
+                }
+            }
+            return Ok(());
+        };
+        if let Some(f) = runs.iter().position(|r| r.ctx.finished.get()) {
+            let i = runs[w].state.iter().position(|s| *s == State::AtCluster).unwrap_or(0);
+            return Err(runs[w].block(&format!(
+                ": divergent cluster barrier: every thread of {} (rank {f}) returned while {} waits at cluster_sync",
+                runs[f].ctx.name(),
+                thread_name(&runs[w].threads, i)
+            )));
+        }
+        // The cluster barrier releases: a barrier interval ends in every
+        // block, and every block's mbarriers initialised so far are
+        // visible to the others.
+        for r in runs.iter_mut() {
+            r.end_interval(State::AtCluster)?;
+            super::sm90::publish(r.ctx);
+        }
+    }
 }

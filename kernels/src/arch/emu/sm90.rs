@@ -6,6 +6,16 @@
 //! and the shared-memory ranges that `wgmma` groups not yet waited for
 //! read. The scheduler lands the copies at the start of each pass
 //! ([`land`]), so a copy issued in one pass is visible to the next.
+//!
+//! Thread-block clusters: the blocks of a cluster run in one scheduling
+//! loop and reach each other through [`BlockCtx::peer`]. A remote
+//! arrival ([`mbarrier_arrive_cluster`]) updates the target block's
+//! mbarrier at once; a multicast copy ([`tma_load_3d_multicast`]) reads
+//! its box once and queues it in every destination block, where it lands
+//! like a copy of that block's own. Each is checked against the target:
+//! a rank of the cluster, a block still running, which has passed a
+//! cluster barrier since it initialised the mbarrier (the barrier
+//! publishes initialisations to the cluster: [`publish`]).
 
 use std::collections::BTreeMap;
 use std::format;
@@ -13,7 +23,7 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::device::Global;
-use super::sched::{current, fault, suspend, warp_of, Yield, MAX_WARPS};
+use super::sched::{current, fault, suspend, warp_of, BlockCtx, Yield, MAX_WARPS};
 use crate::arch::sm90::{EmuTensorMap, TensorMap};
 use crate::layout::wgmma::{d_fragment, tma_box, SmemDesc, ATOM_BYTES, ROW_BYTES, SWIZZLE_128B, WARPGROUP, WGMMA_K16, WGMMA_M};
 use crate::numeric::{tf32_operand, Bf16, F16};
@@ -39,6 +49,9 @@ struct Mbar {
     /// arrival and read after the wait are not a race.
     arriving: [u32; MAX_WARPS],
     released: [u32; MAX_WARPS],
+    /// Whether a cluster barrier has passed since the initialisation: the
+    /// other blocks of the cluster may use the mbarrier only then.
+    published: bool,
 }
 
 /// A TMA copy in flight: its bytes, read when it was issued.
@@ -46,6 +59,9 @@ struct Copy {
     dst: u32,
     bytes: Vec<u8>,
     bar: u32,
+    /// Rank of the issuing block in its cluster (a multicast copy from
+    /// another block lands here too).
+    from: u32,
 }
 
 /// A TMA store issued but not yet waited for: the box as read at issue.
@@ -144,7 +160,12 @@ impl BlockAsync {
 /// Runs `f` on the block's asynchronous state; a returned error is a fault
 /// of the calling thread.
 fn with_async<R>(f: impl FnOnce(&mut BlockAsync) -> Result<R, String>) -> R {
-    let (b, _) = current();
+    with_async_of(current().0, f)
+}
+
+/// [`with_async`] on the asynchronous state of block `b` (the caller's
+/// or another block of its cluster).
+fn with_async_of<R>(b: &BlockCtx, f: impl FnOnce(&mut BlockAsync) -> Result<R, String>) -> R {
     let r = f(&mut b.hopper.borrow_mut());
     r.unwrap_or_else(|m| fault(m))
 }
@@ -167,7 +188,10 @@ pub(crate) unsafe fn mbarrier_init(bar: u32, count: u32) {
     }
     check_shared(bar, 8, "mbarrier.init");
     with_async(|a| {
-        a.mbars.insert(bar, Mbar { expected: count, pending: count, tx: 0, phase: 0, arriving: [0; MAX_WARPS], released: [0; MAX_WARPS] });
+        a.mbars.insert(
+            bar,
+            Mbar { expected: count, pending: count, tx: 0, phase: 0, arriving: [0; MAX_WARPS], released: [0; MAX_WARPS], published: false },
+        );
         a.progress += 1;
         Ok(())
     })
@@ -227,36 +251,176 @@ pub(crate) unsafe fn fence_proxy_tensormap(maps: Global<TensorMap>, i: usize) {
 /// Issues a TMA copy: reads the box now (zero outside the tensor), checks
 /// the destination, and queues the bytes to land in the next pass.
 pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32) {
-    let m = emu_map(maps, i, "cp.async.bulk.tensor");
+    let bytes = read_box(dst, maps, i, coords, "cp.async.bulk.tensor");
+    let (b, _) = current();
+    with_async(|a| queue_copy(a, dst, bytes, bar, b.rank, ""))
+}
+
+/// The box of `maps[i]` at `coords` (zero outside the tensor) as it lands
+/// at `dst`, read now; `dst` checked (alignment, inside shared memory).
+fn read_box(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], op: &str) -> Vec<u8> {
+    let m = emu_map(maps, i, op);
     let es = m.elem_bytes;
-    if dst % ATOM_BYTES != 0 {
-        fault(format!("cp.async.bulk.tensor: destination byte {dst} is not 1024-byte aligned (128-byte swizzle)"));
+    if !dst.is_multiple_of(ATOM_BYTES) {
+        fault(format!("{op}: destination byte {dst} is not 1024-byte aligned (128-byte swizzle)"));
     }
     let n = m.box_[0] * m.box_[1] * m.box_[2] * es;
-    check_shared(dst, n, "cp.async.bulk.tensor destination");
+    check_shared(dst, n, &format!("{op} destination"));
     let mut bytes = std::vec![0u8; n as usize];
     let dims = m.dims.map(|d| d as i64);
-    box_elements(&m, dst, coords, dims, "cp.async.bulk.tensor", |at, src| {
+    box_elements(&m, dst, coords, dims, op, |at, src| {
         // SAFETY: inside the buffer the map describes (checked).
         let src = unsafe { core::slice::from_raw_parts(src as *const u8, es as usize) };
         bytes[at..at + es as usize].copy_from_slice(src);
     });
-    with_async(|a| {
-        a.mbar(bar, "cp.async.bulk.tensor completion")?;
-        let (lo, hi) = (dst, dst + n);
-        if let Some(r) = a.reads.iter().find(|r| r.lo < hi && lo < r.hi) {
-            return Err(format!(
-                "cp.async.bulk.tensor into bytes {lo}..{hi}, which an unfinished wgmma group of warpgroup {} still reads \
-                 (bytes {}..{}): the stage was refilled before wgmma.wait_group retired the group that reads it",
-                r.warpgroup, r.lo, r.hi
+    bytes
+}
+
+/// Queues a copy of `bytes` to `dst` completing on `bar`, issued by the
+/// block of rank `from`, in the block whose state is `a` (`whose` names
+/// that block in faults when it is another than the issuer's): checked
+/// against the unfinished `wgmma` reads and the copies in flight there.
+fn queue_copy(a: &mut BlockAsync, dst: u32, bytes: Vec<u8>, bar: u32, from: u32, whose: &str) -> Result<(), String> {
+    a.mbar(bar, "cp.async.bulk.tensor completion")?;
+    let (lo, hi) = (dst, dst + bytes.len() as u32);
+    if let Some(r) = a.reads.iter().find(|r| r.lo < hi && lo < r.hi) {
+        return Err(format!(
+            "cp.async.bulk.tensor into bytes {lo}..{hi}{whose}, which an unfinished wgmma group of warpgroup {} still reads \
+             (bytes {}..{}): the stage was refilled before wgmma.wait_group retired the group that reads it",
+            r.warpgroup, r.lo, r.hi
+        ));
+    }
+    if let Some(c) = a.copies.iter().find(|c| c.dst < hi && lo < c.dst + c.bytes.len() as u32) {
+        return Err(format!("cp.async.bulk.tensor into bytes {lo}..{hi}{whose} while another copy into byte {} is in flight", c.dst));
+    }
+    a.copies.push(Copy { dst, bytes, bar, from });
+    Ok(())
+}
+
+// ------------------------------------------------------------- clusters
+
+pub(crate) fn cluster_ctarank() -> u32 {
+    current().0.rank
+}
+
+pub(crate) fn cluster_nctarank() -> u32 {
+    current().0.cluster_size
+}
+
+/// Waits at the cluster barrier with every thread of every block of the
+/// cluster (without clusters: every thread of the block). Its release ends
+/// a barrier interval in each block, as `sync_threads` does, and publishes
+/// each block's mbarriers to the cluster ([`publish`]).
+pub(crate) fn cluster_sync() {
+    super::sched::cluster_barrier()
+}
+
+/// Nothing to do: the emulator's cluster barrier (`.release`, then
+/// `.acquire`) publishes every mbarrier initialised before it.
+pub(crate) fn fence_mbarrier_init_cluster() {}
+
+/// Marks block `b` as past a cluster barrier, with every mbarrier it has
+/// initialised so far: the scheduler calls it when the barrier releases.
+pub(crate) fn publish(b: &BlockCtx) {
+    b.published.set(true);
+    for m in b.hopper.borrow_mut().mbars.values_mut() {
+        m.published = true;
+    }
+}
+
+/// The block of rank `cta` of the calling thread's cluster as the target
+/// of the remote operation `op`: a rank of the cluster and, unless it is
+/// the caller's own block, a block still running that has passed a
+/// cluster barrier (before that, its mbarrier initialisations are not
+/// visible to the others: the classic missing `cluster_sync` after
+/// `mbarrier.init`).
+fn target(cta: u32, op: &str) -> &'static BlockCtx {
+    let (b, _) = current();
+    if cta >= b.cluster_size {
+        fault(format!("{op}: rank {cta} is outside the cluster of {} block(s)", b.cluster_size));
+    }
+    let p = b.peer(cta);
+    if cta != b.rank {
+        if p.finished.get() {
+            fault(format!("{op} into {} (rank {cta}), whose threads have all returned: its shared memory is gone", p.name()));
+        }
+        if !p.published.get() {
+            fault(format!(
+                "{op} into {} (rank {cta}) before that block passed a cluster barrier: its mbarrier initialisations \
+                 are not visible to the cluster yet (fence_mbarrier_init_cluster, then cluster_sync, before remote use)",
+                p.name()
             ));
         }
-        if let Some(c) = a.copies.iter().find(|c| c.dst < hi && lo < c.dst + c.bytes.len() as u32) {
-            return Err(format!("cp.async.bulk.tensor into bytes {lo}..{hi} while another copy into byte {} is in flight", c.dst));
+    }
+    p
+}
+
+/// Checks that `bar` holds an mbarrier of block `p` (whose state is `a`)
+/// published to the cluster by a cluster barrier after its initialisation.
+fn check_published(a: &mut BlockAsync, p: &BlockCtx, bar: u32, op: &str) -> Result<(), String> {
+    let m = a.mbar(bar, &format!("{op} into {}", p.name()))?;
+    if !m.published {
+        return Err(format!(
+            "{op} on the mbarrier at byte {bar} of {}, initialised after that block's last cluster barrier: \
+             no cluster_sync has published it to the cluster",
+            p.name()
+        ));
+    }
+    Ok(())
+}
+
+/// One arrival on the mbarrier at `bar` of block `cta` of the cluster.
+/// On the caller's own block it is [`mbarrier_arrive`] (the race checker
+/// orders the arriving warp's accesses before the phase's waiters); on
+/// another block just the arrival (the warps of two blocks share no
+/// shared memory to order). Then yields to the other threads until the
+/// next pass, as [`mbarrier_arrive`] does.
+pub(crate) unsafe fn mbarrier_arrive_cluster(bar: u32, cta: u32) {
+    const OP: &str = "mbarrier.arrive.shared::cluster";
+    let p = target(cta, OP);
+    let (b, t) = current();
+    if cta == b.rank {
+        let by = release();
+        with_async(|a| a.update_from(bar, 1, 0, OP, Some(by)));
+    } else {
+        with_async_of(p, |a| {
+            check_published(a, p, bar, OP)?;
+            a.update(bar, 1, 0, OP)
+        });
+    }
+    t.spin_on.set((bar, 2));
+    suspend(Yield::Spin);
+}
+
+/// Issues a multicast TMA copy: reads the box once now, then queues it in
+/// every block of `mask` (checked as the target of a remote operation,
+/// and as [`tma_load_3d`] checks its destination: no unfinished `wgmma`
+/// of that block reads the bytes, no copy into them is in flight). Each
+/// lands in the next pass and completes its bytes on that block's `bar`,
+/// whether or not the issuing block's threads are still running.
+pub(crate) unsafe fn tma_load_3d_multicast(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32, mask: u16) {
+    const OP: &str = "cp.async.bulk.tensor (multicast)";
+    let (b, _) = current();
+    if mask == 0 {
+        fault(format!("{OP}: the CTA mask is empty"));
+    }
+    let top = 15 - mask.leading_zeros();
+    if top >= b.cluster_size {
+        fault(format!("{OP}: mask {mask:#06x} names rank {top}, outside the cluster of {} block(s)", b.cluster_size));
+    }
+    let bytes = read_box(dst, maps, i, coords, OP);
+    for r in (0..b.cluster_size).filter(|r| mask >> r & 1 != 0) {
+        let p = target(r, OP);
+        if r == b.rank {
+            with_async(|a| queue_copy(a, dst, bytes.clone(), bar, r, ""));
+        } else {
+            let whose = format!(" of {}", p.name());
+            with_async_of(p, |a| {
+                check_published(a, p, bar, OP)?;
+                queue_copy(a, dst, bytes.clone(), bar, b.rank, &whose)
+            });
         }
-        a.copies.push(Copy { dst, bytes, bar });
-        Ok(())
-    })
+    }
 }
 
 /// The tensor map `maps[i]` of a TMA instruction (`op`), decoded and checked
@@ -375,7 +539,7 @@ fn box_elements(m: &EmuTensorMap, image: u32, coords: [i32; 3], ends: [i64; 3], 
 /// Called when thread `tid` returns: a fault message when it left TMA
 /// stores it never waited for (their shared memory may be gone before
 /// they read it).
-pub(crate) fn on_return(b: &super::sched::BlockCtx, tid: u32) -> Option<String> {
+pub(crate) fn on_return(b: &BlockCtx, tid: u32) -> Option<String> {
     let a = b.hopper.borrow();
     a.stores.iter().find(|s| s.tid == tid).map(|s| {
         format!("returned with the TMA store from shared byte {} not waited for (cp.async.bulk.wait_group.read)", s.src)
@@ -385,10 +549,20 @@ pub(crate) fn on_return(b: &super::sched::BlockCtx, tid: u32) -> Option<String> 
 /// Lands every TMA copy in flight: writes its bytes to shared memory
 /// (initialised, outside the race checks) and completes them on its
 /// mbarrier. Called by the scheduler at the start of each pass.
-pub(crate) fn land(b: &super::sched::BlockCtx) -> Result<(), String> {
+pub(crate) fn land(b: &BlockCtx) -> Result<(), String> {
     let mut a = b.hopper.borrow_mut();
     if a.copies.is_empty() {
         return Ok(());
+    }
+    if b.finished.get() {
+        let c = &a.copies[0];
+        return Err(format!(
+            "the TMA copy to byte {} issued by {} (rank {}) lands after every thread of this block returned: \
+             its shared memory is gone",
+            c.dst,
+            b.peer(c.from).name(),
+            c.from
+        ));
     }
     let copies = core::mem::take(&mut a.copies);
     let mut sh = b.shared.borrow_mut();

@@ -14,7 +14,7 @@ use std::vec;
 use std::vec::Vec;
 
 fn spec(kernel: &'static str, block: u32, shared: usize) -> LaunchSpec {
-    LaunchSpec { kernel, grid: Dim3 { x: 1, y: 1, z: 1 }, block: Dim3 { x: block, y: 1, z: 1 }, shared_bytes: shared, dependent: false }
+    LaunchSpec { kernel, grid: Dim3 { x: 1, y: 1, z: 1 }, block: Dim3 { x: block, y: 1, z: 1 }, shared_bytes: shared, dependent: false, cluster: 1 }
 }
 
 fn fault<T: core::fmt::Debug>(r: Result<T, EmuError>) -> String {

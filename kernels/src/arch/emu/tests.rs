@@ -13,6 +13,7 @@ fn spec(kernel: &'static str, grid: u32, block: u32, shared: usize) -> LaunchSpe
         block: Dim3 { x: block, y: 1, z: 1 },
         shared_bytes: shared,
         dependent: false,
+        cluster: 1,
     }
 }
 

@@ -18,6 +18,7 @@ fn spec(kernel: &'static str, block: u32, shared: usize) -> LaunchSpec {
         block: Dim3 { x: block, y: 1, z: 1 },
         shared_bytes: shared,
         dependent: false,
+        cluster: 1,
     }
 }
 

@@ -89,6 +89,59 @@ pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, co
 }
 
 #[inline(always)]
+pub(crate) fn cluster_ctarank() -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+
+#[inline(always)]
+pub(crate) fn cluster_nctarank() -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.u32 {r}, %cluster_nctarank;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+
+#[inline(always)]
+pub(crate) fn cluster_sync() {
+    unsafe { asm!("barrier.cluster.arrive.release.aligned;", "barrier.cluster.wait.acquire.aligned;", options(nostack)) }
+}
+
+#[inline(always)]
+pub(crate) fn fence_mbarrier_init_cluster() {
+    unsafe { asm!("fence.mbarrier_init.release.cluster;", options(nostack)) }
+}
+
+#[inline(always)]
+pub(crate) unsafe fn mbarrier_arrive_cluster(bar: u32, cta: u32) {
+    unsafe {
+        asm!(
+            "{{ .reg .b32 r; mapa.shared::cluster.u32 r, {b}, {c}; mbarrier.arrive.shared::cluster.b64 _, [r]; }}",
+            b = in(reg32) bar,
+            c = in(reg32) cta,
+            options(nostack)
+        )
+    }
+}
+
+#[inline(always)]
+pub(crate) unsafe fn tma_load_3d_multicast(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32, mask: u16) {
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{x}, {y}, {z}}}], [{b}], {k};",
+            d = in(reg32) dst,
+            m = in(reg64) maps.ptr.add(i),
+            x = in(reg32) coords[0],
+            y = in(reg32) coords[1],
+            z = in(reg32) coords[2],
+            b = in(reg32) bar,
+            k = in(reg16) mask,
+            options(nostack)
+        )
+    }
+}
+
+#[inline(always)]
 pub(crate) fn wgmma_fence() {
     unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) }
 }

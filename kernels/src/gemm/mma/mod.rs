@@ -284,7 +284,7 @@ impl MmaTiling {
     /// launches larger batches in parts).
     pub const fn config(&self, p: &MmaParams, batch: u32) -> LaunchConfig {
         let tiles = (p.g.m as usize).div_ceil(self.bm) * (p.g.n as usize).div_ceil(self.bn);
-        LaunchConfig { grid: [tiles as u32, 1, batch], block: [self.threads() as u32, 1, 1], shared_bytes: self.shared_bytes(), early_launch: false }
+        LaunchConfig { grid: [tiles as u32, 1, batch], block: [self.threads() as u32, 1, 1], shared_bytes: self.shared_bytes(), early_launch: false, cluster: 1 }
     }
     /// Whether the engine supports the configuration.
     pub const fn validate(&self) -> bool {

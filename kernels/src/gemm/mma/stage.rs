@@ -317,7 +317,7 @@ pub const fn stage_t_coords(tx: u32, ty: u32, s: u32) -> ((u32, u32), (u32, u32)
 /// limit), the shared tile.
 pub const fn stage_t_config(p: &StageParams) -> LaunchConfig {
     let tiles = LaunchConfig::cover_2d(p.cols.div_ceil(STAGE_T_TILE), p.rows.div_ceil(STAGE_T_TILE), [1, 1]);
-    LaunchConfig { grid: tiles.grid, block: [32, STAGE_T_ROWS, 1], shared_bytes: STAGE_T_TILE * STAGE_T_PITCH * 4, early_launch: false }.fold_rows()
+    LaunchConfig { grid: tiles.grid, block: [32, STAGE_T_ROWS, 1], shared_bytes: STAGE_T_TILE * STAGE_T_PITCH * 4, early_launch: false, cluster: 1 }.fold_rows()
 }
 
 kernel! {

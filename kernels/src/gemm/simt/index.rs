@@ -218,6 +218,7 @@ pub const fn tiled_config(p: &GemmParams, bm: usize, bn: usize, threads: u32) ->
         block: [threads, 1, 1],
         shared_bytes: 0,
         early_launch: false,
+            cluster: 1,
     }
 }
 
