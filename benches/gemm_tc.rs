@@ -635,15 +635,26 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     // plain call: the ping-pong tile runs one consumer's epilogue under
     // the other's k-loop.
     if ctx.device_info().is_some_and(|d| d.compute_capability == (9, 0)) {
-        for tile in [WgmmaTile::B128x256, WgmmaTile::P128x128] {
+        for tile in [WgmmaTile::B128x256, WgmmaTile::P128x128, WgmmaTile::P128x128x2] {
             let forced = g.clone().variant(GemmVariant::Wgmma(tile));
+            if forced.resolved_variant_on::<I, O>(ctx).is_err() {
+                continue;
+            }
+            forced.run(ctx, &o.da, &o.db, &mut o.dc)?;
+            let ep = sampled_error(&o, (m, n, k), false, false, None)?;
             let tp = time(ctx, || forced.run(ctx, &o.da, &o.db, &mut o.dc))?;
-            row(dtype, &shape, &format!("plain, {}", tile.name()), tp, flops, Some(plain), None, 0.0);
+            row(dtype, &shape, &format!("plain, {}", tile.name()), tp, flops, Some(plain), Some(ep), O::tol().max(I::tol()));
             let fused = forced.activation(Activation::GeluTanh);
             fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
             let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
             let tf = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
             row(dtype, &shape, &format!("fused bias + GELU, {}", tile.name()), tf, flops, Some(plain), Some(e), O::tol().max(I::tol()));
+            // The tile's own plain and fused calls in turn (% of its plain).
+            let (mut tp, mut tf) =
+                alternate(ctx, |f| if f { fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc) } else { forced.run(ctx, &o.da, &o.db, &mut o.dc) })?;
+            let (mp, mf) = (median(&mut tp), median(&mut tf));
+            row(dtype, &shape, &format!("plain, {}, median of {ALTERNATIONS} in turn (% of Auto's plain)", tile.name()), mp, flops, Some(plain), None, 0.0);
+            row(dtype, &shape, &format!("fused bias + GELU, {}, median of {ALTERNATIONS} in turn (% of its plain)", tile.name()), mf, flops, Some(mp), Some(e), O::tol().max(I::tol()));
         }
     }
     if let Some(h) = blas {

@@ -73,11 +73,13 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
     // Ping-pong: three tiles per block (the emulator's 3 blocks, 9 tiles)
     // of 17 k-tiles each, more than the ring's stages, so that a consumer
     // letting the other's tile by would run a whole tile ahead of the loads
-    // without its turn barrier.
-    if tile == WgmmaTile::P128x128 {
+    // without its turn barrier; clustered, 5 rows of tiles (3 pairs, the
+    // last half below `C`) over the emulator's 3 clusters of 2 blocks.
+    if matches!(tile, WgmmaTile::P128x128 | WgmmaTile::P128x128x2) {
         // Rows of C not 16-byte aligned for a 16-bit output (stores from
         // the accumulators) and aligned (TMA stores).
-        for (m, n) in [(300, 300), (300, 320)] {
+        let m = if tile == WgmmaTile::P128x128x2 { 600 } else { 300 };
+        for (m, n) in [(m, 300), (m, 320)] {
             push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::turns::{m}x{n}x1031", tile.name()), Spec { beta: 0.5, ..mk(m, n, 1031) }, false);
         }
     }

@@ -37,6 +37,12 @@ pub enum WgmmaTile {
     /// tile's; `Auto` takes it where the epilogues it hides weigh more —
     /// short `k`, and a fused bias, activation or `β·C`.
     P128x128,
+    /// The ping-pong `128 × 128` tile in clusters of two blocks computing
+    /// tiles one above the other: they share `B`, each block's producer
+    /// loading one half of each stage's `B` into both blocks (TMA
+    /// multicast), so half the `B` bytes per tile come from L2. bf16 →
+    /// bf16, row-major operands. Not chosen by `Auto`.
+    P128x128x2,
     /// Swapped tiles for products of few rows (decode: `m` ≤ 64, large `n`
     /// and `k`), 9 stages: the kernel computes `Cᵀ = Bᵀ·Aᵀ` in `128 × 64`
     /// tiles, 128 columns of `C` by its first 64 rows, and stores each value
@@ -54,7 +60,7 @@ pub enum WgmmaTile {
 
 impl WgmmaTile {
     /// Every tile.
-    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128, WgmmaTile::S64x128];
+    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128, WgmmaTile::P128x128x2, WgmmaTile::S64x128];
 
     /// The tile's name.
     pub fn name(self) -> &'static str {
@@ -62,6 +68,7 @@ impl WgmmaTile {
             WgmmaTile::B128x256 => "wgmma_128x256",
             WgmmaTile::B128x128 => "wgmma_128x128",
             WgmmaTile::P128x128 => "wgmma_pp_128x128",
+            WgmmaTile::P128x128x2 => "wgmma_pp_128x128_c2",
             WgmmaTile::S64x128 => "wgmma_swap_64x128",
         }
     }
@@ -70,7 +77,7 @@ impl WgmmaTile {
     fn bn(self) -> usize {
         match self {
             WgmmaTile::B128x256 => 256,
-            WgmmaTile::B128x128 | WgmmaTile::P128x128 => 128,
+            WgmmaTile::B128x128 | WgmmaTile::P128x128 | WgmmaTile::P128x128x2 => 128,
             WgmmaTile::S64x128 => 64,
         }
     }
@@ -82,12 +89,17 @@ impl WgmmaTile {
 
     /// Whether the tile's consumers ping-pong.
     fn pingpong(self) -> bool {
-        self == WgmmaTile::P128x128
+        matches!(self, WgmmaTile::P128x128 | WgmmaTile::P128x128x2)
+    }
+
+    /// Whether the tile's blocks run in clusters sharing `B`.
+    fn cluster(self) -> bool {
+        self == WgmmaTile::P128x128x2
     }
 
     /// Whether kernel configuration `c` is this tile.
     pub fn matches(self, c: &WgmmaTiling) -> bool {
-        c.bn == self.bn() && c.pingpong == self.pingpong() && c.swapped == self.swapped()
+        c.bn == self.bn() && c.pingpong == self.pingpong() && c.swapped == self.swapped() && c.cluster == self.cluster()
     }
 
     /// The kernels of this tile.
@@ -126,7 +138,7 @@ impl WgmmaTile {
     fn work(self) -> f64 {
         match self {
             WgmmaTile::B128x256 => 2.0,
-            WgmmaTile::B128x128 | WgmmaTile::P128x128 => 1.0,
+            WgmmaTile::B128x128 | WgmmaTile::P128x128 | WgmmaTile::P128x128x2 => 1.0,
             WgmmaTile::S64x128 => 0.5,
         }
     }
@@ -136,7 +148,7 @@ impl WgmmaTile {
     fn speed(self) -> f64 {
         match self {
             WgmmaTile::B128x256 => WIDE_TILE_SPEEDUP,
-            WgmmaTile::B128x128 | WgmmaTile::P128x128 => 1.0,
+            WgmmaTile::B128x128 | WgmmaTile::P128x128 | WgmmaTile::P128x128x2 => 1.0,
             WgmmaTile::S64x128 => SWAP_TILE_SPEED,
         }
     }
@@ -450,10 +462,14 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
         Some(info) => info.sm_count.max(1) as usize,
         None => EMULATOR_BLOCKS,
     };
-    // The launch of `units` work units: persistent blocks, launched early
-    // when asked (`Gemm::programmatic_launch`: every thread of the kernel
-    // waits for the previous grid before its first memory access).
-    let launch_config = |units: usize| LaunchConfig { early_launch: programmatic, ..config.config(units.min(sms).min(k::launch::MAX_GRID_X as usize) as u32) };
+    // Persistent blocks, or clusters of them: as many as run at once.
+    let groups = if config.cluster { ctx.max_active_clusters(kernel.name(), config.config(1), EMULATOR_BLOCKS)? } else { sms };
+    // The launch of `units` work units: persistent blocks (clusters),
+    // launched early when asked (`Gemm::programmatic_launch`: every thread
+    // of the kernel waits for the previous grid before its first memory
+    // access).
+    let launch_config =
+        |units: usize| LaunchConfig { early_launch: programmatic, ..config.config(units.min(groups).min(k::launch::MAX_GRID_X as usize / config.ctas()) as u32) };
     // Ping-pong tiles do not split (their consumers take whole tiles).
     let split = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     // Swapped tiles store element by element, without `C`'s map.
@@ -461,7 +477,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     if split.parts == 1 {
         let (maps, store) = upload_maps(ctx, &ab, c_map, sw, 0)?;
         let params = WgmmaParams { store, ..params };
-        return kernel.launch(ctx, launch_config(tiles), params, &maps, &*c, bias, None);
+        return kernel.launch(ctx, launch_config(config.units(&params)), params, &maps, &*c, bias, None);
     }
     // Split-K: every part of a split tile stores its f32 partial sums to
     // `work` (rows inside `C`; nothing there needs clearing) and counts

@@ -107,6 +107,11 @@ pub struct SmemPlan {
     /// Swapped operands ([`WgmmaTiling::swapped`](super::WgmmaTiling)):
     /// no epilogue buffers, no bias slot.
     pub swapped: bool,
+    /// Blocks whose consumers read each stage: 1, or [`CLUSTER`] when a
+    /// cluster's blocks share `B` ([`WgmmaTiling::cluster`](super::WgmmaTiling)):
+    /// every stage of a block then also holds the half of `B` its partner
+    /// loaded, so both blocks' consumers release it.
+    pub ctas: usize,
 }
 
 impl SmemPlan {
@@ -167,9 +172,10 @@ impl SmemPlan {
         self.bias(0) + 4 * self.bn * self.bias_slots() + 8 * s
     }
     /// Arrivals that release a stage: one per warp of the consumers that
-    /// read it (both, or the tile's one when ping-pong).
+    /// read it (both, or the tile's one when ping-pong), in each of the
+    /// [`ctas`](Self::ctas) blocks.
     pub const fn empty_arrivals(&self) -> u32 {
-        4 * if self.pingpong { 1 } else { CONSUMERS as u32 }
+        4 * self.ctas as u32 * if self.pingpong { 1 } else { CONSUMERS as u32 }
     }
     /// Offset of the mbarrier the consumers release stage `s` on.
     #[inline(always)]
@@ -261,6 +267,25 @@ pub const fn tile_origin(tile: usize, tiles_m: usize, tiles_n: usize, bn: usize)
     let (z, t) = (tile / per_batch, tile % per_batch);
     let (tm, tn) = crate::gemm::mma::index::block_tile(t, tiles_m, tiles_n, GROUP);
     (z, tm * BM, tn * bn)
+}
+
+/// Blocks per cluster of the clustered kernels ([`pair_origin`]).
+pub const CLUSTER: usize = 2;
+
+/// The block tile of the block of rank `rank` in its cluster, for the
+/// cluster's work unit `pair`: `(batch, m0, n0)`. A cluster computes
+/// [`CLUSTER`] tiles one above the other (the same columns: they share
+/// `B`, each block loading its half for both); the pairs are walked as
+/// [`tile_origin`] walks tiles, over `pairs_m` rows of pairs (a group of
+/// [`GROUP`] tile rows is `GROUP / CLUSTER` rows of pairs). A tile of a
+/// last, partial pair lies below `C` (`m0 ≥ m`): its block loads and
+/// computes it (its share of `B` is its partner's too) and stores nothing.
+#[inline(always)]
+pub const fn pair_origin(pair: usize, rank: usize, pairs_m: usize, tiles_n: usize, bn: usize) -> (usize, usize, usize) {
+    let per_batch = pairs_m * tiles_n;
+    let (z, t) = (pair / per_batch, pair % per_batch);
+    let (pm, tn) = crate::gemm::mma::index::block_tile(t, pairs_m, tiles_n, GROUP / CLUSTER);
+    (z, (CLUSTER * pm + rank) * BM, tn * bn)
 }
 
 /// The k-tiles `k0..k1` of part `part` of `splits` (split-K): consecutive
@@ -559,7 +584,7 @@ mod tests {
     #[test]
     fn the_plan_is_aligned_and_disjoint() {
         for (bn, stages, pingpong, swapped) in [(128usize, 6usize, false, false), (256, 4, false, false), (256, 3, false, false), (128, 6, true, false), (64, 9, false, true)] {
-            let p = SmemPlan { bn, stages, pingpong, swapped };
+            let p = SmemPlan { bn, stages, pingpong, swapped, ctas: 1 };
             for s in 0..stages {
                 assert_eq!(p.a(s) % ATOM_BYTES as usize, 0);
                 assert_eq!(p.b(s) % ATOM_BYTES as usize, 0);
@@ -654,6 +679,36 @@ mod tests {
                 assert_eq!((m0 % BM, n0 % bn), (0, 0));
                 assert!(seen.insert((z, m0, n0)));
             }
+        }
+    }
+
+    proptest! {
+        /// A clustered walk: the ranks of each pair take the same columns
+        /// of the same matrix, one tile above the other (the `B` they
+        /// share), and the pairs cover every tile of every batch once; the
+        /// only tiles outside `C` are the lower halves of a last row of
+        /// pairs when the tile rows are odd.
+        #[test]
+        fn the_pair_walk_covers_every_tile_once(tm in 1usize..40, tn in 1usize..40, batches in 1usize..4, wide in any::<bool>()) {
+            let bn = if wide { 256 } else { 128 };
+            let pairs_m = tm.div_ceil(CLUSTER);
+            let mut seen = HashSet::new();
+            let mut outside = 0;
+            for pair in 0..pairs_m * tn * batches {
+                let o: [(usize, usize, usize); CLUSTER] = core::array::from_fn(|r| pair_origin(pair, r, pairs_m, tn, bn));
+                for (r, &(z, m0, n0)) in o.iter().enumerate() {
+                    prop_assert_eq!((z, m0 - r * BM, n0), (o[0].0, o[0].1, o[0].2), "pair {}", pair);
+                    prop_assert!(z < batches && n0 < tn * bn && m0 % (CLUSTER * BM) == r * BM);
+                    if m0 >= tm * BM {
+                        outside += 1;
+                        prop_assert!(tm % CLUSTER != 0 && m0 == tm * BM, "pair {} rank {}", pair, r);
+                    } else {
+                        prop_assert!(seen.insert((z, m0, n0)));
+                    }
+                }
+            }
+            prop_assert_eq!(seen.len(), tm * tn * batches);
+            prop_assert_eq!(outside, if tm % CLUSTER == 0 { 0 } else { tn * batches });
         }
     }
 }

@@ -28,6 +28,21 @@
 //!   uses two phases apart. The consumer index is broadcast from lane 0
 //!   and the ring position ([`index::Ring`]) stepped, so the turn
 //!   bookkeeping between the `wgmma`s stays in uniform registers.
+//! * **Clusters of two** ([`WgmmaTiling::cluster`], ping-pong tiles): the
+//!   grid is launched in clusters of [`CLUSTER`] blocks that compute the
+//!   tiles of a pair, one above the other ([`index::pair_origin`]), and
+//!   share `B`. Each block's producer loads `A` for itself and one of the
+//!   stage's two boxes of `B` with a TMA multicast into both blocks, which
+//!   completes its bytes on both blocks' `full` barrier (each producer
+//!   still expects the whole stage); each consumer warp releases a stage
+//!   on its own block's `empty` barrier and on the other block's (whose
+//!   producer writes into this block's stage too), so `empty` counts both
+//!   blocks' warps. The barriers are initialised, fenced for the cluster
+//!   and published by a cluster barrier before any of that; at the end
+//!   each producer waits until both blocks have released every stage, so
+//!   no block ends while the other may still arrive on its barriers. A
+//!   tile of a last, partial pair lies below `C`: it is computed (its box
+//!   of `B` is the partner's too) and not stored.
 //! * **Operands as stored.** TMA copies each operand tile the way it lies
 //!   in global memory; `wgmma` reads k-major tiles (rows of `k`) and
 //!   m/n-major ones (rows of `m` or `n`, its transpose flags), so none of
@@ -86,13 +101,13 @@
 pub mod index;
 
 use self::index::{
-    align_base, bk, box_dims, chunk_col, chunk_row, epi_at, epi_cols, k_part, operand_desc, part_at, tile_box, tile_boxes, tile_origin, unit_fragment, unit_work, walk_units, Ring, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
+    align_base, bk, box_dims, chunk_col, chunk_row, epi_at, epi_cols, k_part, operand_desc, pair_origin, part_at, tile_box, tile_boxes, tile_origin, CLUSTER, unit_fragment, unit_work, walk_units, Ring, SmemPlan, BM, CONSUMERS, EPI_BUFFERS,
     CHUNK_WARPS, KSTEPS, THREADS,
 };
 use super::mma::{act_scale, activate_all, Value, ACT_NONE, BF16, F16_KIND, F32};
 use super::GemmParams;
 use crate::arch::sm90::{
-    bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
+    cluster_ctarank, cluster_sync, fence_mbarrier_init_cluster, mbarrier_arrive_cluster, tma_load_3d_multicast, bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
     tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_m64n64k16_bf16, wgmma_m64n64k16_f16, wgmma_m64n64k8_tf32,
     griddepcontrol_launch_dependents, griddepcontrol_wait, wgmma_wait_group, wgmma_wait_group2, TensorMap,
@@ -199,6 +214,13 @@ pub struct WgmmaTiling {
     /// of `B` costs half the tensor-core work of a `128 × 128` tile (whose
     /// rows past `m` are zeros) and the ring holds more stages of it.
     pub swapped: bool,
+    /// Clusters of [`CLUSTER`] blocks computing tiles one above the other
+    /// ([`index::pair_origin`]): they share each stage's `B`, each block's
+    /// producer loading one half with a TMA multicast into both blocks,
+    /// and each consumer warp releasing a stage in both. Half the `B`
+    /// bytes per tile come from L2. Ping-pong tiles with `B` read n-major
+    /// (two boxes a stage, one per block).
+    pub cluster: bool,
 }
 
 impl WgmmaTiling {
@@ -212,7 +234,7 @@ impl WgmmaTiling {
     }
     /// The shared-memory plan.
     pub const fn plan(&self) -> SmemPlan {
-        SmemPlan { bn: self.bn, stages: self.stages, pingpong: self.pingpong, swapped: self.swapped }
+        SmemPlan { bn: self.bn, stages: self.stages, pingpong: self.pingpong, swapped: self.swapped, ctas: if self.cluster { CLUSTER } else { 1 } }
     }
     /// f32 accumulators per consumer thread: a consumer's share of the
     /// tile (`64 × bn`, or `128 × bn` when ping-pong) over its 128 threads.
@@ -243,10 +265,23 @@ impl WgmmaTiling {
     pub const fn tiles(&self, p: &WgmmaParams) -> usize {
         (p.g.m as usize).div_ceil(BM) * (p.g.n as usize).div_ceil(self.bn) * p.batch as usize
     }
-    /// Grid of `blocks` persistent blocks (the host passes
-    /// `min(tiles, multiprocessors)`).
-    pub const fn config(&self, blocks: u32) -> LaunchConfig {
-        LaunchConfig { grid: [blocks, 1, 1], block: [THREADS as u32, 1, 1], shared_bytes: self.plan().shared_bytes() as u32, early_launch: false }
+    /// Work units of a launch without split-K: its tiles, or for a
+    /// clustered kernel its pairs of tiles ([`index::pair_origin`]).
+    pub const fn units(&self, p: &WgmmaParams) -> usize {
+        let rows = (p.g.m as usize).div_ceil(BM);
+        let rows = if self.cluster { rows.div_ceil(CLUSTER) } else { rows };
+        rows * (p.g.n as usize).div_ceil(self.bn) * p.batch as usize
+    }
+    /// Blocks per cluster: [`CLUSTER`], or 1.
+    pub const fn ctas(&self) -> usize {
+        self.plan().ctas
+    }
+    /// Grid of `groups` persistent blocks or, for a clustered kernel,
+    /// clusters (the host passes `min(units, multiprocessors)`, or the
+    /// clusters that fit at once).
+    pub const fn config(&self, groups: u32) -> LaunchConfig {
+        let ctas = self.ctas() as u32;
+        LaunchConfig { grid: [groups * ctas, 1, 1], block: [THREADS as u32, 1, 1], shared_bytes: self.plan().shared_bytes() as u32, early_launch: false, cluster: ctas }
     }
     /// The orientation `(ta, tb)` of the user's operands this kernel reads:
     /// its own, or for a swapped kernel (its `A` the user's `B` stored
@@ -264,6 +299,9 @@ impl WgmmaTiling {
             F32 => self.output == F32 && !self.ta && self.tb,
             _ => false,
         };
+        // A cluster shares `B`'s two n-major boxes of a stage (one per
+        // block) between ping-pong blocks.
+        let cluster = !self.cluster || (self.pingpong && self.b_mn_major() && tile_boxes(true, self.bn) == CLUSTER);
         let tile = match (self.pingpong, self.swapped) {
             (true, false) => self.bn == 128,
             (false, false) => self.bn == 128 || self.bn == 256,
@@ -273,7 +311,7 @@ impl WgmmaTiling {
         // The TMA-store epilogue alternates two buffers chunk by chunk
         // across tiles: an even number of chunks per consumer tile.
         let chunks = 2 * self.acc_regs() / epi_cols(super::mma::input_bytes(self.output));
-        kinds && tile && (self.swapped || chunks % 2 == 0) && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
+        kinds && tile && cluster && (self.swapped || chunks % 2 == 0) && self.stages >= 2 && self.plan().shared_bytes() <= 227 * 1024
     }
 }
 
@@ -314,15 +352,15 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
 /// f32 and `maps` one zero `u32` counter per split tile behind its three
 /// map slots (zero again when the launch ends).
 #[inline(always)]
-pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const SW: bool, const R: usize>(
+pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const TA: bool, const TB: bool, const B_MN: bool, const PP: bool, const SW: bool, const CL: bool, const R: usize>(
     p: WgmmaParams,
     maps: Global<TensorMap>,
     c: Global<O>,
     bias: Global<f32>,
     work: Global<f32>,
 ) {
-    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP, swapped: SW };
-    const { assert!(R == WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP, swapped: SW }.acc_regs(), "R is the configuration's accumulators") };
+    let cfg = WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP, swapped: SW, cluster: CL };
+    const { assert!(R == WgmmaTiling { bn: BN, stages: ST, input: I::KIND, output: O::KIND, ta: TA, tb: TB, pingpong: PP, swapped: SW, cluster: CL }.acc_regs(), "R is the configuration's accumulators") };
     let plan = cfg.plan();
     let (a_mn, b_mn) = (cfg.a_mn_major(), cfg.b_mn_major());
     let t = thread_idx_x() as usize;
@@ -331,9 +369,12 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
     let at = |off: usize| base + off as u32;
     // Tile counts from 32-bit arithmetic (their upper halves are then known
     // zeros: 64-bit ones took uniform registers ptxas spilled).
-    // Work units: the whole tiles, then every part of `k` of the others.
+    // Work units: the whole tiles, then every part of `k` of the others;
+    // a cluster's are pairs of tiles (`tiles_m` then counts rows of pairs).
     let walk = |[m, n, k, batch, splits, whole]: [u32; 6]| {
-        let (tiles_m, tiles_n) = (m.div_ceil(BM as u32) as usize, n.div_ceil(BN as u32) as usize);
+        let tiles_m = m.div_ceil(BM as u32);
+        let tiles_m = if CL { tiles_m.div_ceil(CLUSTER as u32) } else { tiles_m } as usize;
+        let tiles_n = n.div_ceil(BN as u32) as usize;
         let tiles = tiles_m * tiles_n * batch as usize;
         let splits = (splits as usize).max(1);
         // Ping-pong tiles do not split (the launcher passes 1 part and no
@@ -354,8 +395,22 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     mbarrier_init(at(plan.turn(g)), 1);
                 }
             }
+            if CL {
+                fence_mbarrier_init_cluster();
+            }
         }
-        sync_threads();
+        // A cluster's blocks arrive on each other's barriers and copy into
+        // each other's stages: every block's barriers are initialised
+        // before any of that.
+        if CL {
+            cluster_sync();
+        } else {
+            sync_threads();
+        }
+        // The block tile of a work unit's tile for the block of `rank`.
+        let origin = |tile: usize, rank: u32, tiles_m: usize, tiles_n: usize| {
+            if CL { pair_origin(tile, rank as usize, tiles_m, tiles_n, BN) } else { tile_origin(tile, tiles_m, tiles_n, BN) }
+        };
         // Launched early (`LaunchConfig::early_launch`, the host's
         // `Gemm::programmatic_launch`), the block has set up its barriers
         // while the stream's previous kernel ended: wait for that kernel
@@ -377,10 +432,11 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let mut ring = Ring::<ST>::START;
             // Units in 32 bits here (the launcher checks that they fit).
             let units = units as u32;
-            let mut unit = block_idx_x();
+            let (rank, first, step) = walk_start::<CL>();
+            let mut unit = first;
             while unit < units {
                 let (tile, part, parts) = unit_work(unit as usize, whole, splits);
-                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
+                let (z, m0, n0) = origin(tile, rank, tiles_m, tiles_n);
                 let (k0, k1) = k_part(part, parts, ktiles);
                 let za = if p.a_batched != 0 { z } else { 0 };
                 let zb = if p.b_batched != 0 { z } else { 0 };
@@ -396,11 +452,28 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     }
                     for q in 0..tile_boxes(b_mn, BN) {
                         let (off, xyz) = tile_box(b_mn, q, n0, kt, zb, I::BYTES);
-                        tma_load_3d(at(plan.b(s) + off), maps, MAP_B, xyz, full);
+                        if !CL {
+                            tma_load_3d(at(plan.b(s) + off), maps, MAP_B, xyz, full);
+                        } else if q == rank as usize {
+                            // This block's box of `B`, into both blocks'
+                            // stage (the same offsets), completing on both
+                            // blocks' `full` barrier.
+                            tma_load_3d_multicast(at(plan.b(s) + off), maps, MAP_B, xyz, full, (1 << CLUSTER) - 1);
+                        }
                     }
                     ring.step();
                 }
-                unit = unit.saturating_add(grid_dim_x());
+                unit = unit.saturating_add(step);
+            }
+            if CL {
+                // Every stage released by both blocks' consumers: their
+                // last arrivals on this block's barriers have landed, and
+                // this block's copies into the other block are complete
+                // (its consumers waited for them), so the block may end.
+                for _ in 0..ST {
+                    mbarrier_wait(at(plan.empty(ring.s as usize)), ring.phase ^ 1);
+                    ring.step();
+                }
             }
         } else {
             // Consumers.
@@ -435,7 +508,8 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
             let mut prev = 0usize;
             // Units in 32 bits, as in the producer.
             let units = units as u32;
-            let mut unit = block_idx_x();
+            let (rank, first, step) = walk_start::<CL>();
+            let mut unit = first;
             // The block's units in walk order; ping-pong: consumer `g`
             // computes turns `g`, `g + 2`, … and lets the others' stages by.
             // Before a turn's first stage it waits until the other consumer
@@ -451,14 +525,14 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 turn += 1;
                 if !mine {
                     ring.skip((k1 - k0) as u32);
-                    unit = unit.saturating_add(grid_dim_x());
+                    unit = unit.saturating_add(step);
                     continue;
                 }
                 // `n`'s tile count again from the parameter (held through
                 // the k-loop, ptxas spilled it when the bias copy below
                 // came in).
                 let tiles_n = opaque_u32(p.g.n).div_ceil(BN as u32) as usize;
-                let (z, m0, n0) = tile_origin(tile, tiles_m, tiles_n, BN);
+                let (z, m0, n0) = origin(tile, rank, tiles_m, tiles_n);
                 // Who shares the tile's bias copy: both consumers (a
                 // column each of 256 threads), or this one alone.
                 let bias_threads = bias_copiers(PP) as u32;
@@ -518,7 +592,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                         wgmma_wait_group::<1, R>(&mut acc);
                     }
                     if kt > k0 && lane == 0 {
-                        mbarrier_arrive(at(plan.empty(prev)));
+                        release::<CL>(at(plan.empty(prev)), rank);
                     }
                     prev = s;
                     ring.step();
@@ -529,7 +603,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     wgmma_wait_group::<0, R>(&mut acc);
                 }
                 if k1 > k0 && lane == 0 {
-                    mbarrier_arrive(at(plan.empty(prev)));
+                    release::<CL>(at(plan.empty(prev)), rank);
                 }
                 if PP && k1 == k0 && tw == 0 {
                     mbarrier_arrive(next());
@@ -556,7 +630,7 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                     // SAFETY: the launcher sized `work` and the counters
                     // for the split (see `body`).
                     if !split_k_arrive::<BN, R>(&p, maps, work, &acc, unit_of, (m0, n0), g, tw, plan) {
-                        unit = unit.saturating_add(grid_dim_x());
+                        unit = unit.saturating_add(step);
                         continue;
                     }
                     split_k_sum::<BN, R>(&p, work, &mut acc, (unit_of.0, parts), (m0, n0), g, tw);
@@ -564,7 +638,10 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 let bias_sh = bias_tile(plan, g);
                 let base = z * p.stride_c as usize;
                 let zc = z;
-                if PP {
+                if CL && m0 >= p.g.m as usize {
+                    // A tile below `C` (the lower one of a last pair):
+                    // nothing to store.
+                } else if PP {
                     // One half after the other (each a call of its own:
                     // see `lo` and `hi`).
                     epilogue_tma::<O, HALF>(&p, maps, c, bias_sh, &lo, (base, zc), (m0, n0), tw, g, plan);
@@ -574,13 +651,39 @@ pub unsafe fn body<I: Value, O: Value, const BN: usize, const ST: usize, const T
                 } else {
                     epilogue_tma::<O, R>(&p, maps, c, bias_sh, &acc, (base, zc), (m0 + 64 * g, n0), tw, g, plan);
                 }
-                unit = unit.saturating_add(grid_dim_x());
+                unit = unit.saturating_add(step);
             }
             if tma && tw == 0 {
                 // The last stores read their buffers before the block's
                 // shared memory goes.
                 bulk_wait_group_read::<0>();
             }
+        }
+    }
+}
+
+/// This block's rank in its cluster, its first work unit and the step
+/// between its units: the cluster's (clusters, `CL`) or the block's own.
+/// Read in each branch of the kernel (held across the register
+/// reallocation, they took registers the consumers' k-loop needs).
+#[inline(always)]
+fn walk_start<const CL: bool>() -> (u32, u32, u32) {
+    if CL {
+        (cluster_ctarank(), block_idx_x() / CLUSTER as u32, grid_dim_x() / CLUSTER as u32)
+    } else {
+        (0, block_idx_x(), grid_dim_x())
+    }
+}
+
+/// A consumer warp's release of the stage whose `empty` barrier is at
+/// `bar`: an arrival there, and with clusters (`CL`) on the same barrier
+/// of the other block (its producer copies into this block's stage too).
+#[inline(always)]
+unsafe fn release<const CL: bool>(bar: u32, rank: u32) {
+    unsafe {
+        mbarrier_arrive(bar);
+        if CL {
+            mbarrier_arrive_cluster(bar, rank ^ 1);
         }
     }
 }
@@ -1058,7 +1161,7 @@ macro_rules! wgmma_kernel {
                 const _: () = assert!($cfg.validate(), "invalid wgmma configuration");
                 $crate::gemm::wgmma::body::<
                     <$crate::gemm::mma::Dt<{ $cfg.input }> as $crate::gemm::mma::Elem>::T, _,
-                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.pingpong }, { $cfg.swapped }, { $cfg.acc_regs() },
+                    { $cfg.bn }, { $cfg.stages }, { $cfg.ta }, { $cfg.tb }, { !$cfg.tb }, { $cfg.pingpong }, { $cfg.swapped }, { $cfg.cluster }, { $cfg.acc_regs() },
                 >(p, maps, c, bias, work)
             }
         }
@@ -1066,7 +1169,7 @@ macro_rules! wgmma_kernel {
 }
 
 const fn cfg(bn: usize, stages: usize, input: usize, output: usize, ta: bool, tb: bool) -> WgmmaTiling {
-    WgmmaTiling { bn, stages, input, output, ta, tb, pingpong: false, swapped: false }
+    WgmmaTiling { bn, stages, input, output, ta, tb, pingpong: false, swapped: false, cluster: false }
 }
 
 const fn swapped(bn: usize, stages: usize, input: usize, output: usize, ta: bool, tb: bool) -> WgmmaTiling {
@@ -1112,6 +1215,9 @@ pub const WG_BF16_BF16_NT_PP128: WgmmaTiling = pingpong(WG_BF16_BF16_NT_128X128)
 pub const WG_BF16_F32_NN_PP128: WgmmaTiling = pingpong(WG_BF16_F32_NN_128X128);
 /// f16 → f16 ping-pong, row-major.
 pub const WG_F16_F16_NN_PP128: WgmmaTiling = pingpong(WG_F16_F16_NN_128X128);
+/// bf16 → bf16 ping-pong `128 × 128` tiles in clusters of two sharing
+/// `B`, 6 stages, row-major.
+pub const WG_BF16_BF16_NN_PP128_C2: WgmmaTiling = WgmmaTiling { cluster: true, ..WG_BF16_BF16_NN_PP128 };
 /// bf16 → bf16 swapped `128 × 64 × 64` tiles (`C`'s `64 × 128`,
 /// [`WgmmaTiling::swapped`]), 9 stages, the user's operands row-major (the
 /// swapped kernels are named for the user's orientation: here both kernel
@@ -1174,6 +1280,8 @@ macro_rules! wgmma_table {
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnPp128 => gemm_wgmma_bf16_f32_nn_pp128_s6 = wgmma_kernel!(WG_BF16_F32_NN_PP128), bounds 1;
         /// f16 → f16, ping-pong 128 × 128, row-major.
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnPp128 => gemm_wgmma_f16_f16_nn_pp128_s6 = wgmma_kernel!(WG_F16_F16_NN_PP128), bounds 1;
+        /// bf16 → bf16, ping-pong 128 × 128 in clusters of two blocks sharing `B` (TMA multicast), row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnPp128C2 => gemm_wgmma_bf16_bf16_nn_pp128_c2_s6 = wgmma_kernel!(WG_BF16_BF16_NN_PP128_C2), bounds 1;
         /// bf16 → bf16, swapped 128 × 64 tiles (`C`'s 64 × 128: products of few rows), 9 stages, the user's operands row-major.
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnSw64 => gemm_wgmma_bf16_bf16_nn_sw64_s9 = wgmma_kernel!(WG_BF16_BF16_NN_SW64), bounds 1;
         /// bf16 → bf16, swapped 128 × 64, the user's `B` stored transposed.
