@@ -785,23 +785,8 @@ impl Context {
         }
         let (f, c) = self.cuda_function(name, cfg.shared_bytes)?;
         c.ctx.bind_to_thread().map_err(driver("making the context current"))?;
-        let mut attr = sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cfg.cluster, y: 1, z: 1 } },
-        };
-        let config = sys::CUlaunchConfig {
-            gridDimX: cfg.grid[0],
-            gridDimY: cfg.grid[1],
-            gridDimZ: cfg.grid[2],
-            blockDimX: cfg.block[0],
-            blockDimY: cfg.block[1],
-            blockDimZ: cfg.block[2],
-            sharedMemBytes: cfg.shared_bytes,
-            hStream: std::ptr::null_mut(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
+        let mut attrs = [cluster_attribute(cfg.cluster)];
+        let config = launch_config_ex(&cfg, std::ptr::null_mut(), &mut attrs);
         let mut n: std::ffi::c_int = 0;
         // SAFETY: `config` and its one attribute live for the call; `n` is
         // written by it.
@@ -837,25 +822,10 @@ impl Context {
             });
         }
         if cfg.cluster > 1 {
-            attrs.push(sys::CUlaunchAttribute {
-                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-                pad: [0; 4],
-                value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cfg.cluster, y: 1, z: 1 } },
-            });
+            attrs.push(cluster_attribute(cfg.cluster));
         }
         let launched = if !attrs.is_empty() {
-            let config = sys::CUlaunchConfig {
-                gridDimX: cfg.grid[0],
-                gridDimY: cfg.grid[1],
-                gridDimZ: cfg.grid[2],
-                blockDimX: cfg.block[0],
-                blockDimY: cfg.block[1],
-                blockDimZ: cfg.block[2],
-                sharedMemBytes: cfg.shared_bytes,
-                hStream: stream,
-                attrs: attrs.as_mut_ptr(),
-                numAttrs: attrs.len() as u32,
-            };
+            let config = launch_config_ex(&cfg, stream, &mut attrs);
             // SAFETY: as below; `config` and its attributes live for the
             // call.
             unsafe { sys::cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }.result()
@@ -1188,6 +1158,32 @@ impl<T: Element> std::fmt::Debug for Buffer<T> {
     }
 }
 
+
+/// `cuLaunchKernelEx`'s attribute for clusters of `cluster` blocks along x.
+fn cluster_attribute(cluster: u32) -> sys::CUlaunchAttribute {
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue { clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cluster, y: 1, z: 1 } },
+    }
+}
+
+/// Launch `cfg` as `cuLaunchKernelEx`'s configuration on `stream` with
+/// `attrs`, which the caller keeps alive while the configuration is used.
+fn launch_config_ex(cfg: &LaunchConfig, stream: sys::CUstream, attrs: &mut [sys::CUlaunchAttribute]) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: cfg.grid[0],
+        gridDimY: cfg.grid[1],
+        gridDimZ: cfg.grid[2],
+        blockDimX: cfg.block[0],
+        blockDimY: cfg.block[1],
+        blockDimZ: cfg.block[2],
+        sharedMemBytes: cfg.shared_bytes,
+        hStream: stream,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
