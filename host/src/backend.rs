@@ -1223,6 +1223,24 @@ mod tests {
     }
 
     #[test]
+    fn a_launch_of_bad_clusters_is_refused_naming_the_kernel() {
+        let ctx = Context::emulator();
+        let cfg = |grid: u32, cluster: u32| LaunchConfig { cluster, ..LaunchConfig::linear(grid, 128) };
+        for (grid, cluster) in [(4, 0), (18, 9), (3, 2), (10, 4)] {
+            match ctx.check_launch("k", &cfg(grid, cluster)) {
+                Err(Error::Launch { kernel: "k", detail }) => {
+                    assert!(detail.contains(&format!("clusters of {cluster} blocks")) && detail.contains("nothing was launched"), "{detail}")
+                }
+                other => panic!("grid {grid}, clusters of {cluster}: {other:?}"),
+            }
+        }
+        for (grid, cluster) in [(4, 1), (4, 2), (8, 8), (3, 1)] {
+            assert!(ctx.check_launch("k", &cfg(grid, cluster)).is_ok(), "grid {grid}, clusters of {cluster}");
+        }
+        assert_eq!(ctx.max_active_clusters("k", cfg(2, 2), 5).unwrap(), 5, "the emulator's clusters");
+    }
+
+    #[test]
     fn upload_cache_shares_equal_blocks_and_keeps_the_last_eight() {
         let ctx = Context::emulator();
         let block = |i: u64| [i, i + 1, 7];
