@@ -40,8 +40,9 @@ pub enum WgmmaTile {
     /// The ping-pong `128 × 128` tile in clusters of two blocks computing
     /// tiles one above the other: they share `B`, each block's producer
     /// loading one half of each stage's `B` into both blocks (TMA
-    /// multicast), so half the `B` bytes per tile come from L2. bf16 →
-    /// bf16, row-major operands. Not chosen by `Auto`.
+    /// multicast). bf16 → bf16, row-major operands. Measured as fast as
+    /// the plain ping-pong tile, not faster (BENCHMARKS.md, "Clusters of
+    /// two"): not chosen by `Auto`.
     P128x128x2,
     /// Swapped tiles for products of few rows (decode: `m` ≤ 64, large `n`
     /// and `k`), 9 stages: the kernel computes `Cᵀ = Bᵀ·Aᵀ` in `128 × 64`

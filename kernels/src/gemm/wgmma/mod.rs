@@ -217,9 +217,10 @@ pub struct WgmmaTiling {
     /// Clusters of [`CLUSTER`] blocks computing tiles one above the other
     /// ([`index::pair_origin`]): they share each stage's `B`, each block's
     /// producer loading one half with a TMA multicast into both blocks,
-    /// and each consumer warp releasing a stage in both. Half the `B`
-    /// bytes per tile come from L2. Ping-pong tiles with `B` read n-major
-    /// (two boxes a stage, one per block).
+    /// and each consumer warp releasing a stage in both: each block issues
+    /// the loads of half its `B` (ncu still counts the multicast bytes at
+    /// L2 once per block, BENCHMARKS.md). Ping-pong tiles with `B` read
+    /// n-major (two boxes a stage, one per block).
     pub cluster: bool,
 }
 
