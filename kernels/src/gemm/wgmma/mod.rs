@@ -218,9 +218,9 @@ pub struct WgmmaTiling {
     /// ([`index::pair_origin`]): they share each stage's `B`, each block's
     /// producer loading one half with a TMA multicast into both blocks,
     /// and each consumer warp releasing a stage in both: each block issues
-    /// the loads of half its `B` (ncu still counts the multicast bytes at
-    /// L2 once per block, BENCHMARKS.md). Ping-pong tiles with `B` read
-    /// n-major (two boxes a stage, one per block).
+    /// the loads of half its `B` (ncu counted more L2 bytes for it than for
+    /// the plain ping-pong tile, not fewer: BENCHMARKS.md). Ping-pong tiles
+    /// with `B` read n-major (two boxes a stage, one per block).
     pub cluster: bool,
 }
 
