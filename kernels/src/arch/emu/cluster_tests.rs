@@ -5,6 +5,7 @@
 //! `mbarrier.init`, an operation into a block that has returned, a
 //! divergent cluster barrier) is reported.
 
+use super::test_util::{fault, global};
 use super::{launch, Dim3, EmuError, LaunchSpec};
 use crate::arch::sm90::{
     cluster_ctarank, cluster_nctarank, cluster_sync, fence_mbarrier_init_cluster, fence_proxy_tensormap, mbarrier_arrive_cluster,
@@ -15,7 +16,6 @@ use crate::arch::*;
 use crate::kernel;
 use crate::layout::wgmma::{d_fragment, tma_box, SmemDesc, ATOM_BYTES, WGMMA_K16};
 use crate::numeric::Bf16;
-use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
@@ -30,16 +30,7 @@ fn spec(kernel: &'static str, grid: [u32; 2], block: u32, shared: usize, cluster
     }
 }
 
-fn fault<T: core::fmt::Debug>(r: Result<T, EmuError>) -> String {
-    match r {
-        Err(EmuError::Fault(m)) => m,
-        other => panic!("expected a fault, got {other:?}"),
-    }
-}
 
-fn global<T: Copy>(v: &mut [T], name: &'static str) -> Global<T> {
-    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
-}
 
 /// A tile: 64 rows of 64 bf16 (128 bytes, one swizzled row each).
 const ROWS: u32 = 64;

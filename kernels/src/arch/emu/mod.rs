@@ -37,6 +37,8 @@ mod warp;
 pub use sched::{launch, Dim3, EmuError, LaunchSpec};
 
 #[cfg(test)]
+mod test_util;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod warp_tests;

@@ -21,6 +21,7 @@
 //! a mutant that this file lists as one it must catch (every missing
 //! barrier between a cross-thread write and read, every −1 at thread 0).
 
+use super::test_util::global;
 use std::format;
 use std::string::String;
 use std::vec::Vec;
@@ -174,10 +175,6 @@ fn spec(kernel: &'static str, grid: [u32; 2], block: [u32; 2], shared: usize) ->
     }
 }
 
-fn global(v: &mut [f32], name: &'static str) -> Global<f32> {
-    // SAFETY: the vector outlives the launch that uses the view.
-    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
-}
 
 /// Inputs: distinct, non-zero, not symmetric (a mutant cannot hide).
 fn inputs(n: usize) -> Vec<f32> {

@@ -4,12 +4,12 @@
 //! read it, a store issued from unwritten bytes, a thread that returns
 //! without waiting for its stores) is reported.
 
+use super::test_util::{fault, global};
 use super::{launch, Dim3, EmuError, LaunchSpec};
 use crate::arch::sm90::{bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, tma_store_3d, EmuTensorMap, TensorMap};
 use crate::arch::*;
 use crate::kernel;
 use crate::layout::wgmma::tma_box;
-use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
@@ -17,16 +17,7 @@ fn spec(kernel: &'static str, block: u32, shared: usize) -> LaunchSpec {
     LaunchSpec { kernel, grid: Dim3 { x: 1, y: 1, z: 1 }, block: Dim3 { x: block, y: 1, z: 1 }, shared_bytes: shared, dependent: false, cluster: 1 }
 }
 
-fn fault<T: core::fmt::Debug>(r: Result<T, EmuError>) -> String {
-    match r {
-        Err(EmuError::Fault(m)) => m,
-        other => panic!("expected a fault, got {other:?}"),
-    }
-}
 
-fn global<T: Copy>(v: &mut [T], name: &'static str) -> Global<T> {
-    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
-}
 
 kernel! {
     /// Warps 0–1 and warps 2–3 each pass a value through a named barrier of

@@ -1,9 +1,9 @@
 //! Each detector catches a planted bug; correct kernels pass.
 
+use super::test_util::{fault, global};
 use super::{launch, Dim3, EmuError, LaunchSpec};
 use crate::arch::*;
 use crate::kernel;
-use std::string::String;
 use std::vec;
 
 fn spec(kernel: &'static str, grid: u32, block: u32, shared: usize) -> LaunchSpec {
@@ -17,12 +17,6 @@ fn spec(kernel: &'static str, grid: u32, block: u32, shared: usize) -> LaunchSpe
     }
 }
 
-fn fault(r: Result<(), EmuError>) -> String {
-    match r {
-        Err(EmuError::Fault(m)) => m,
-        other => panic!("expected a fault, got {other:?}"),
-    }
-}
 
 kernel! {
     /// Reverses each block's slice through shared memory (correct).
@@ -117,9 +111,6 @@ kernel! {
     }
 }
 
-fn global(v: &mut [f32], name: &'static str) -> Global<f32> {
-    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
-}
 
 #[test]
 fn correct_shared_memory_kernel_passes() {

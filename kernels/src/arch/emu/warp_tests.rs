@@ -2,12 +2,12 @@
 //! each planted bug (wrong fragment index, divergent or partial warps, a
 //! race into an ldmatrix row) reported.
 
-use super::{launch, Dim3, EmuError, LaunchSpec};
+use super::test_util::{fault, global};
+use super::{launch, Dim3, LaunchSpec};
 use crate::arch::*;
 use crate::kernel;
 use crate::layout::fragment::{ldmatrix_a_m16n8k16, ldmatrix_b_trans_m16n8k16, mma_m16n8_c};
 use crate::numeric::Bf16;
-use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
@@ -22,16 +22,7 @@ fn spec(kernel: &'static str, block: u32, shared: usize) -> LaunchSpec {
     }
 }
 
-fn fault(r: Result<(), EmuError>) -> String {
-    match r {
-        Err(EmuError::Fault(m)) => m,
-        other => panic!("expected a fault, got {other:?}"),
-    }
-}
 
-fn global<T: Copy>(v: &mut [T], name: &'static str) -> Global<T> {
-    unsafe { Global::from_raw_parts(v.as_mut_ptr(), v.len(), name) }
-}
 
 /// Bytes of shared memory of [`tile_mma`]: A (16 × 16) then B (16 × 8),
 /// bf16, row-major.
