@@ -378,7 +378,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     let splits: Vec<usize> = std::env::var("FERROTILE_BENCH_DECODE_SPLITS").map_or(Vec::new(), |v| v.split(',').filter_map(|w| w.trim().parse().ok()).collect());
     if hopper(ctx) {
         for &s in &splits {
-            for t in [WgmmaTile::S64x128, WgmmaTile::B128x128, WgmmaTile::B128x256] {
+            for t in [WgmmaTile::S16x128, WgmmaTile::S64x128, WgmmaTile::B128x128, WgmmaTile::B128x256] {
                 let gv = g.clone().variant(GemmVariant::Wgmma(t)).split_k(s);
                 measure(format!("{} split {s}", t.name()), 1, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
                 if b2b {

@@ -149,7 +149,8 @@ pub enum GemmVariant {
     /// time (tf32 operands staged rounded and k-major first; products of
     /// at most 64 rows, and products of few tiles whose `128 × 128` tiles
     /// would be split in short parts of `k`, computed as `Cᵀ = Bᵀ·Aᵀ`,
-    /// [`WgmmaTile::S64x128`]); otherwise the tensor-core tile that suits
+    /// [`WgmmaTile::S64x128`], or at most 16 rows [`WgmmaTile::S16x128`]
+    /// where it has a kernel); otherwise the tensor-core tile that suits
     /// the shape (`MmaTile`).
     Auto,
     /// 1. One thread per element, uncoalesced.

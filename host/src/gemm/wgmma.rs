@@ -57,11 +57,21 @@ pub enum WgmmaTile {
     /// stored transposed, and tf32 (operands staged, any orientation); none
     /// for f16 → f32.
     S64x128,
+    /// Narrow swapped tiles for products of at most 16 rows (decode of a
+    /// few tokens): `Cᵀ = Bᵀ·Aᵀ` in `128 × 16` tiles, 128 columns of `C`
+    /// by its first 16 rows, 12 stages. The `64 × 128` swapped tile reads
+    /// `A` as 64 rows a stage, TMA's zero fill beyond `m`, and ncu counts
+    /// those rows' bytes between L2 and the multiprocessors as if they were
+    /// read (half as many again as `B`'s at one row: BENCHMARKS.md, "Decode:
+    /// a narrow swapped tile"); this one's stages carry 16. `Auto` takes it
+    /// for `m` ≤ 16 where it has a kernel: bf16 → bf16 (the user's `B`
+    /// row-major or transposed), bf16 → f32 and f16 → f16 with both row-major.
+    S16x128,
 }
 
 impl WgmmaTile {
     /// Every tile.
-    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128, WgmmaTile::P128x128x2, WgmmaTile::S64x128];
+    pub const ALL: &'static [WgmmaTile] = &[WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::P128x128, WgmmaTile::P128x128x2, WgmmaTile::S64x128, WgmmaTile::S16x128];
 
     /// The tile's name.
     pub fn name(self) -> &'static str {
@@ -71,6 +81,7 @@ impl WgmmaTile {
             WgmmaTile::P128x128 => "wgmma_pp_128x128",
             WgmmaTile::P128x128x2 => "wgmma_pp_128x128_c2",
             WgmmaTile::S64x128 => "wgmma_swap_64x128",
+            WgmmaTile::S16x128 => "wgmma_swap_16x128",
         }
     }
 
@@ -80,12 +91,13 @@ impl WgmmaTile {
             WgmmaTile::B128x256 => 256,
             WgmmaTile::B128x128 | WgmmaTile::P128x128 | WgmmaTile::P128x128x2 => 128,
             WgmmaTile::S64x128 => 64,
+            WgmmaTile::S16x128 => 16,
         }
     }
 
     /// Whether the tile's kernels swap the operands.
     fn swapped(self) -> bool {
-        self == WgmmaTile::S64x128
+        matches!(self, WgmmaTile::S64x128 | WgmmaTile::S16x128)
     }
 
     /// Whether the tile's consumers ping-pong.
@@ -119,6 +131,9 @@ impl WgmmaTile {
     /// (`β ≠ 0`): a longer epilogue.
     pub(super) fn auto(p: &Problem, input: usize, output: usize, transposes: (bool, bool), sms: usize, fused: bool) -> Option<WgmmaTile> {
         let usable = |t: WgmmaTile| kernel_for(t, input, output, transposes).is_ok();
+        if p.g.m as usize <= NARROW_SWAP_ROWS && usable(WgmmaTile::S16x128) {
+            return Some(WgmmaTile::S16x128);
+        }
         if p.g.m as usize <= SWAP_ROWS && usable(WgmmaTile::S64x128) {
             return Some(WgmmaTile::S64x128);
         }
@@ -141,6 +156,7 @@ impl WgmmaTile {
             WgmmaTile::B128x256 => 2.0,
             WgmmaTile::B128x128 | WgmmaTile::P128x128 | WgmmaTile::P128x128x2 => 1.0,
             WgmmaTile::S64x128 => 0.5,
+            WgmmaTile::S16x128 => 0.125,
         }
     }
 
@@ -151,6 +167,9 @@ impl WgmmaTile {
             WgmmaTile::B128x256 => WIDE_TILE_SPEEDUP,
             WgmmaTile::B128x128 | WgmmaTile::P128x128 | WgmmaTile::P128x128x2 => 1.0,
             WgmmaTile::S64x128 => SWAP_TILE_SPEED,
+            // Not weighed against the others (`Auto` takes it by `m`
+            // alone); a quarter of the `64 × 128` tile's work per stage.
+            WgmmaTile::S16x128 => SWAP_TILE_SPEED / 4.0,
         }
     }
 }
@@ -206,6 +225,10 @@ pub const FUSED_EPILOGUE_KTILES: f64 = 12.0;
 /// The most rows of `C` `Auto` computes in swapped tiles: the swapped
 /// tile's columns, so that one tile covers every row.
 pub const SWAP_ROWS: usize = 64;
+
+/// The most rows of `C` `Auto` computes in narrow swapped tiles
+/// ([`WgmmaTile::S16x128`]): their columns.
+pub const NARROW_SWAP_ROWS: usize = 16;
 
 /// How much faster a `128 × 256` tile computes than a `128 × 128` one when
 /// both fill the GPU (fewer operand bytes per flop): the ratio of their
@@ -813,7 +836,9 @@ mod tests {
         // The batch counts: 4 × 1024² is 128 wide tiles.
         assert_eq!(pick(1024, 1024, 4096, 4), Some(WgmmaTile::B128x256));
         // At most SWAP_ROWS rows: the swapped tile; one more row: not.
-        assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S64x128));
+        assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S16x128));
+        assert_eq!(pick(NARROW_SWAP_ROWS, 8192, 8192, 1), Some(WgmmaTile::S16x128));
+        assert_eq!(pick(NARROW_SWAP_ROWS + 1, 8192, 8192, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(SWAP_ROWS, 14336, 4096, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(SWAP_ROWS + 1, 14336, 4096, 1), Some(WgmmaTile::B128x128));
         // 5120² × 4096: six full rounds of wide tiles and 8 split tiles

@@ -427,4 +427,8 @@ wgmma_api! {
     wgmma_m64n64k16_bf16, 64;
     /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16`.
     wgmma_m64n64k16_f16, 64;
+    /// `wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16`.
+    wgmma_m64n16k16_bf16, 16;
+    /// `wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16`.
+    wgmma_m64n16k16_f16, 16;
 }

@@ -750,6 +750,8 @@ wgmma_entry! {
     wgmma_m64n128k16_f16, 128, Ty::F16;
     wgmma_m64n64k16_bf16, 64, Ty::Bf16;
     wgmma_m64n64k16_f16, 64, Ty::F16;
+    wgmma_m64n16k16_bf16, 16, Ty::Bf16;
+    wgmma_m64n16k16_f16, 16, Ty::F16;
 }
 
 pub(crate) unsafe fn wgmma_m64n256k8_tf32(acc: &mut [u32; 128], desc_a: u64, desc_b: u64, scale_d: bool) {

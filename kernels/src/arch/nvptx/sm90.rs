@@ -15,6 +15,7 @@ use crate::arch::sm90::TensorMap;
 /// Calls `$m!($($args)*, [0 1 … n-1])` with the index list of an
 /// accumulator array of `n` registers.
 macro_rules! with_regs {
+    (8, $m:ident!($($args:tt)*)) => { $m! { $($args)* [0 1 2 3 4 5 6 7] } };
     (32, $m:ident!($($args:tt)*)) => { $m! { $($args)* [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31] } };
     (64, $m:ident!($($args:tt)*)) => { $m! { $($args)* [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63] } };
     (128, $m:ident!($($args:tt)*)) => { $m! { $($args)* [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127] } };
@@ -226,6 +227,7 @@ macro_rules! fence_regs {
         }
     };
 }
+with_regs!(8, fence_regs!(fence_regs_8, 8,));
 with_regs!(32, fence_regs!(fence_regs_32, 32,));
 with_regs!(64, fence_regs!(fence_regs_64, 64,));
 with_regs!(128, fence_regs!(fence_regs_128, 128,));
@@ -250,6 +252,7 @@ pub(crate) fn wgmma_wait_group<const N: u32, const R: usize>(acc: &mut [u32; R])
 pub(crate) fn wgmma_fence_regs<const R: usize>(acc: &mut [u32; R]) {
     // SAFETY: `R` is the array's length; the casts only fix it statically.
     match R {
+        8 => fence_regs_8(unsafe { &mut *(acc as *mut [u32; R] as *mut [u32; 8]) }),
         32 => fence_regs_32(unsafe { &mut *(acc as *mut [u32; R] as *mut [u32; 32]) }),
         64 => fence_regs_64(unsafe { &mut *(acc as *mut [u32; R] as *mut [u32; 64]) }),
         128 => fence_regs_128(unsafe { &mut *(acc as *mut [u32; R] as *mut [u32; 128]) }),
@@ -310,6 +313,8 @@ wgmma_fn!(wgmma_m64n256k16_f16, "m64n256k16", "f16", 256, 128, [n256_f16_kk, n25
 wgmma_fn!(wgmma_m64n128k16_f16, "m64n128k16", "f16", 128, 64, [n128_f16_kk, n128_f16_kn, n128_f16_mk, n128_f16_mn]);
 wgmma_fn!(wgmma_m64n64k16_bf16, "m64n64k16", "bf16", 64, 32, [n64_bf16_kk, n64_bf16_kn, n64_bf16_mk, n64_bf16_mn]);
 wgmma_fn!(wgmma_m64n64k16_f16, "m64n64k16", "f16", 64, 32, [n64_f16_kk, n64_f16_kn, n64_f16_mk, n64_f16_mn]);
+wgmma_fn!(wgmma_m64n16k16_bf16, "m64n16k16", "bf16", 16, 8, [n16_bf16_kk, n16_bf16_kn, n16_bf16_mk, n16_bf16_mn]);
+wgmma_fn!(wgmma_m64n16k16_f16, "m64n16k16", "f16", 16, 8, [n16_f16_kk, n16_f16_kn, n16_f16_mk, n16_f16_mn]);
 
 // tf32: both operands k-major (no transpose immediates).
 with_regs!(128, wgmma_one!(pub(crate) wgmma_m64n256k8_tf32, "m64n256k8", "tf32", 256, "1, 1",));

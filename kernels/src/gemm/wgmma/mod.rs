@@ -109,7 +109,7 @@ use super::GemmParams;
 use crate::arch::sm90::{
     cluster_ctarank, cluster_sync, fence_mbarrier_init_cluster, mbarrier_arrive_cluster, tma_load_3d_multicast, bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, fence_proxy_tensormap, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, setmaxnreg_dec_40,
     setmaxnreg_inc_232, tma_load_3d, wgmma_commit_group, wgmma_fence, wgmma_m64n128k16_bf16, wgmma_m64n128k16_f16,
-    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_m64n64k16_bf16, wgmma_m64n64k16_f16, wgmma_m64n64k8_tf32,
+    tma_store_3d, wgmma_m64n128k8_tf32, wgmma_m64n256k16_bf16, wgmma_m64n256k16_f16, wgmma_m64n256k8_tf32, wgmma_m64n64k16_bf16, wgmma_m64n64k16_f16, wgmma_m64n64k8_tf32, wgmma_m64n16k16_bf16, wgmma_m64n16k16_f16,
     griddepcontrol_launch_dependents, griddepcontrol_wait, wgmma_wait_group, wgmma_wait_group2, TensorMap,
 };
 use crate::arch::simd::f32x2;
@@ -306,7 +306,8 @@ impl WgmmaTiling {
         let tile = match (self.pingpong, self.swapped) {
             (true, false) => self.bn == 128,
             (false, false) => self.bn == 128 || self.bn == 256,
-            (false, true) => self.bn == 64,
+            // The narrow swapped tile (`m` ≤ 16): 16-bit inputs only.
+            (false, true) => self.bn == 64 || (self.bn == 16 && self.input != F32),
             (true, true) => false,
         };
         // The TMA-store epilogue alternates two buffers chunk by chunk
@@ -317,7 +318,8 @@ impl WgmmaTiling {
 }
 
 /// One `wgmma` of the engine's shape (`64 × BN × 16`; `× 8` for tf32) and
-/// input type into `acc` (`BN / 2` registers: 128, 64 or 32).
+/// input type into `acc` (`BN / 2` registers: 128, 64, 32, or 8 for the
+/// 16-bit types' narrow swapped tile).
 #[inline(always)]
 unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mut [u32; R], da: u64, db: u64, accumulate: bool) {
     // SAFETY (casts): `R` is the array's length; each arm runs only for
@@ -333,6 +335,8 @@ unsafe fn mma<I: Value, const TA: bool, const TB: bool, const R: usize>(acc: &mu
             (BF16, 32) => wgmma_m64n64k16_bf16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 32]), da, db, accumulate),
             (F16_KIND, 32) => wgmma_m64n64k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 32]), da, db, accumulate),
             (F32, 32) => wgmma_m64n64k8_tf32(&mut *(acc as *mut [u32; R] as *mut [u32; 32]), da, db, accumulate),
+            (BF16, 8) => wgmma_m64n16k16_bf16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 8]), da, db, accumulate),
+            (F16_KIND, 8) => wgmma_m64n16k16_f16::<TA, TB>(&mut *(acc as *mut [u32; R] as *mut [u32; 8]), da, db, accumulate),
             _ => {}
         }
     }
@@ -759,7 +763,8 @@ unsafe fn split_k_arrive<const BN: usize, const R: usize>(
                 for pair in 0..8 {
                     let reg = $g + 2 * pair;
                     let (row, col) = unit_fragment(g, tw, reg);
-                    if row < rows && col < cols {
+                    // (`reg < R`: the narrow swapped tile's 8 registers.)
+                    if reg < R && row < rows && col < cols {
                         let v = f32x2::from_array([f32::from_bits(acc[reg]), f32::from_bits(acc[reg + 1])]);
                         // SAFETY: inside the unit's tile of the workspace;
                         // an even column, 8-byte aligned.
@@ -836,7 +841,7 @@ unsafe fn split_k_sum<const BN: usize, const R: usize>(
                     };
                     // SAFETY: inside part `s`'s tile, 8-byte aligned.
                     let v: [[f32; 2]; 8] = core::array::from_fn(|pair| unsafe { work.read_vec::<f32x2>(at(pair)) }.to_array());
-                    for pair in 0..8 {
+                    for pair in 0..8.min(R / 2) {
                         let [x, y] = v[pair];
                         let r = $g + 2 * pair;
                         (acc[r], acc[r + 1]) = if s == 0 { (x.to_bits(), y.to_bits()) } else { ((f32::from_bits(acc[r]) + x).to_bits(), (f32::from_bits(acc[r + 1]) + y).to_bits()) };
@@ -1113,7 +1118,9 @@ unsafe fn epilogue_swapped<O: Value, const R: usize>(p: &WgmmaParams, c: Global<
                 };
                 // α, β and the bias scaled for the activation ([`act_scale`]).
                 let scale = act_scale::<O>(p.activation);
-                let mut v: [f32; 16] = core::array::from_fn(|i| scale * p.g.alpha * f32::from_bits(acc[$g + i]));
+                // (The narrow swapped tile has 8 registers: the group's
+                // others repeat the last and are not stored.)
+                let mut v: [f32; 16] = core::array::from_fn(|i| scale * p.g.alpha * f32::from_bits(acc[($g + i).min(R - 1)]));
                 if p.g.beta != 0.0 {
                     let old: [f32; 16] = core::array::from_fn(|i| {
                         let (row, col) = at(i);
@@ -1133,7 +1140,7 @@ unsafe fn epilogue_swapped<O: Value, const R: usize>(p: &WgmmaParams, c: Global<
                 }
                 for (i, x) in v.iter().enumerate() {
                     let (row, col) = at(i);
-                    if row < rows && col < cols {
+                    if $g + i < R && row < rows && col < cols {
                         // SAFETY: inside `C` (the launcher checked it holds
                         // every element of every matrix).
                         unsafe { c.write(base + row * ldc + col, O::one(*x)) };
@@ -1233,6 +1240,17 @@ pub const WG_BF16_F32_NN_SW64: WgmmaTiling = swapped(64, 9, BF16, F32, true, tru
 pub const WG_F16_F16_NN_SW64: WgmmaTiling = swapped(64, 9, F16_KIND, F16_KIND, true, true);
 /// tf32 → f32 swapped (the host stages both operands k-major).
 pub const WG_TF32_F32_NT_SW64: WgmmaTiling = swapped(64, 9, F32, F32, false, true);
+/// bf16 → bf16 narrow swapped `128 × 16 × 64` tiles (`C`'s `16 × 128`:
+/// products of at most 16 rows, whose `A` a `64`-column tile reads as 64
+/// rows, all but a few of them TMA's zero fill), 12 stages, the user's
+/// operands row-major.
+pub const WG_BF16_BF16_NN_SW16: WgmmaTiling = swapped(16, 12, BF16, BF16, true, true);
+/// bf16 → bf16 narrow swapped, the user's `B` stored transposed.
+pub const WG_BF16_BF16_NT_SW16: WgmmaTiling = swapped(16, 12, BF16, BF16, false, true);
+/// bf16 → f32 narrow swapped, the user's operands row-major.
+pub const WG_BF16_F32_NN_SW16: WgmmaTiling = swapped(16, 12, BF16, F32, true, true);
+/// f16 → f16 narrow swapped, the user's operands row-major.
+pub const WG_F16_F16_NN_SW16: WgmmaTiling = swapped(16, 12, F16_KIND, F16_KIND, true, true);
 
 /// The wgmma kernels, one row each (see [`crate::variants`]). They are
 /// compiled into the sm_90a PTX module only (`ferrotile_sm90a`), and on
@@ -1293,6 +1311,14 @@ macro_rules! wgmma_table {
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnSw64 => gemm_wgmma_f16_f16_nn_sw64_s9 = wgmma_kernel!(WG_F16_F16_NN_SW64), bounds 1;
         /// tf32 → f32, swapped 128 × 64 (operands staged k-major).
         [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Tf32F32NtSw64 => gemm_wgmma_tf32_f32_nt_sw64_s9 = wgmma_kernel!(WG_TF32_F32_NT_SW64), bounds 1;
+        /// bf16 → bf16, narrow swapped 128 × 16 tiles (`C`'s 16 × 128: products of at most 16 rows), 12 stages, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NnSw16 => gemm_wgmma_bf16_bf16_nn_sw16_s12 = wgmma_kernel!(WG_BF16_BF16_NN_SW16), bounds 1;
+        /// bf16 → bf16, narrow swapped 128 × 16, the user's `B` stored transposed.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16Bf16NtSw16 => gemm_wgmma_bf16_bf16_nt_sw16_s12 = wgmma_kernel!(WG_BF16_BF16_NT_SW16), bounds 1;
+        /// bf16 → f32, narrow swapped 128 × 16, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] Bf16F32NnSw16 => gemm_wgmma_bf16_f32_nn_sw16_s12 = wgmma_kernel!(WG_BF16_F32_NN_SW16), bounds 1;
+        /// f16 → f16, narrow swapped 128 × 16, the user's operands row-major.
+        [cfg(any(not(target_arch = "nvptx64"), ferrotile_sm90a))] F16F16NnSw16 => gemm_wgmma_f16_f16_nn_sw16_s12 = wgmma_kernel!(WG_F16_F16_NN_SW16), bounds 1;
     } };
 }
 
