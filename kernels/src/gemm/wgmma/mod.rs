@@ -78,7 +78,10 @@
 //!   memory, and the ring holds 9 stages (a swapped plan has no epilogue
 //!   buffers: its stores are element by element). Each result goes to `C` at its
 //!   transposed place (`epilogue_swapped`); the split-K and the walk are
-//!   the other kernels'.
+//!   the other kernels'. The narrow swapped tiles (`bn` = 16, `m` ≤ 16:
+//!   one `m64n16` per k-step, 12 stages) carry 16 rows of the user's `A`
+//!   a stage instead of 64: TMA's zero-filled rows past `m` still cost
+//!   the bytes between L2 and the multiprocessor (ncu, BENCHMARKS.md).
 //! * **Epilogue through shared-memory chunks** (`epilogue_tma`, named for
 //!   its first store path): `α·acc + β·C +
 //!   bias[col]`, then the activation, written from the accumulator
@@ -206,7 +209,8 @@ pub struct WgmmaTiling {
     /// that a consumer's accumulators are as many as a `128 × 256` tile's
     /// half).
     pub pingpong: bool,
-    /// Swapped operands (`bn` = 64): the kernel computes `Cᵀ = op(B)ᵀ ·
+    /// Swapped operands (`bn` = 64, or 16 for products of at most 16
+    /// rows): the kernel computes `Cᵀ = op(B)ᵀ ·
     /// op(A)ᵀ`, its `A` being the user's `B` and its `B` the user's `A`, and
     /// stores each value at its transposed place in `C` (`epilogue_swapped`).
     /// For products of few rows (decode): `C`'s up to 64 rows are the `64`
