@@ -176,6 +176,7 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     let f = up(ctx, &[1.0f32; 64])?;
     let mut c = poisoned(ctx, 64, f32::NAN)?;
     let mut c16 = poisoned(ctx, 64, f16::from_f32(7.0))?;
+    let mut cb = poisoned(ctx, 64, bf16::from_f32(7.0))?;
     let expect = |what: &str, got: Result<(), Error>| match got {
         Err(Error::BadArgument { arg: "variant", .. }) => Ok(()),
         other => Err(format!("{what}: {other:?}")),
@@ -188,10 +189,16 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     let swapped = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::S64x128));
     expect("f16 → f32 on the swapped tile", swapped.run(ctx, &h, &h, &mut c))?;
     expect("bf16 → f32 with B transposed on the swapped tile", swapped.transpose_b(true).run(ctx, &a, &a, &mut c))?;
+    // The narrow swapped tile has no tf32 kernel, none for f16 → f32 and
+    // none for a transposed `A`.
+    let narrow = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::S16x128));
+    expect("tf32 on the narrow swapped tile", narrow.run(ctx, &f, &f, &mut c))?;
+    expect("f16 → f32 on the narrow swapped tile", narrow.run(ctx, &h, &h, &mut c))?;
+    expect("bf16 → bf16 with A transposed on the narrow swapped tile", narrow.transpose_a(true).run(ctx, &a, &a, &mut cb))?;
     if ctx.device_info().is_some_and(|i| i.compute_capability != HOPPER) {
         expect("wgmma on a GPU that is not a Hopper", g.run(ctx, &a, &a, &mut c))?;
     }
-    if !down(&c)?.iter().all(|x| x.is_nan()) || down(&c16)?.iter().any(|&x| x != f16::from_f32(7.0)) {
+    if !down(&c)?.iter().all(|x| x.is_nan()) || down(&c16)?.iter().any(|&x| x != f16::from_f32(7.0)) || down(&cb)?.iter().any(|&x| x != bf16::from_f32(7.0)) {
         return Err("c was written".into());
     }
     Ok(())
