@@ -247,7 +247,8 @@ pub struct Context {
     /// Work submitted to the device: kernel launches and cuBLAS calls
     /// (see [`Context::launch_count`]), shared by the handles of a context.
     launches: Arc<AtomicU64>,
-    /// Small argument blocks this handle uploaded ([`Context::upload_cached`]).
+    /// Small argument blocks this handle uploaded, by key
+    /// ([`Context::upload_cached`]).
     uploads: Mutex<Vec<(Vec<u64>, Arc<Buffer<u64>>)>>,
     /// The f32 workspace this handle's last split-K launch used
     /// ([`Context::workspace`]).
@@ -556,26 +557,29 @@ impl Context {
         }
     }
 
-    /// A device copy of `words`, shared with the earlier calls on this
-    /// handle that asked for the same words: the last [`UPLOAD_CACHE`]
-    /// blocks stay uploaded, so a kernel launched again on the same
-    /// arguments (the wgmma engine's tensor maps: a decode step on the same
-    /// weights) launches without a copy to the device before it. Every use
-    /// is on this handle's stream, so a launch that writes into the block
-    /// must leave it as it found it (the split-K counters return to zero).
-    pub(crate) fn upload_cached(&self, words: &[u64]) -> Result<Arc<Buffer<u64>>> {
+    /// A device copy of the words `make` builds, shared with the earlier
+    /// calls on this handle that asked for the same `key`: the last
+    /// [`UPLOAD_CACHE`] blocks stay uploaded, so a kernel launched again on
+    /// the same arguments (the wgmma engine's tensor maps: a decode step on
+    /// the same weights) launches without building its block or copying it
+    /// to the device first. `key` must determine the words (`make` runs
+    /// only when no block of that key is kept; its error is returned and
+    /// nothing kept). Every use is on this handle's stream, so a launch that
+    /// writes into the block must leave it as it found it (the split-K
+    /// counters return to zero).
+    pub(crate) fn upload_cached(&self, key: &[u64], make: impl FnOnce() -> Result<Vec<u64>>) -> Result<Arc<Buffer<u64>>> {
         // A poisoned lock only means a panic elsewhere while it was held:
         // the list is still a list of uploaded blocks.
         let mut cache = self.uploads.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = cache.iter().position(|(w, _)| w == words) {
+        if let Some(i) = cache.iter().position(|(k, _)| k == key) {
             let hit = cache.remove(i);
             let buf = hit.1.clone();
             cache.insert(0, hit);
             return Ok(buf);
         }
-        let buf = Arc::new(self.upload(words)?);
+        let buf = Arc::new(self.upload(&make()?)?);
         cache.truncate(UPLOAD_CACHE - 1);
-        cache.insert(0, (words.to_vec(), buf.clone()));
+        cache.insert(0, (key.to_vec(), buf.clone()));
         Ok(buf)
     }
 
@@ -1243,28 +1247,45 @@ mod tests {
     #[test]
     fn upload_cache_shares_equal_blocks_and_keeps_the_last_eight() {
         let ctx = Context::emulator();
+        // Blocks keyed by `i`; `made` counts the blocks built.
+        let made = std::cell::Cell::new(0);
         let block = |i: u64| [i, i + 1, 7];
-        let first = ctx.upload_cached(&block(0)).unwrap();
+        let get = |c: &Context, i: u64| {
+            c.upload_cached(&[i], || {
+                made.set(made.get() + 1);
+                Ok(block(i).to_vec())
+            })
+            .unwrap()
+        };
+        let first = get(&ctx, 0);
         assert_eq!(first.download().unwrap(), block(0));
-        // The same words: the same buffer, whatever came between (up to 7
-        // other blocks).
+        // The same key: the same buffer, whatever came between (up to 7
+        // other blocks), and the block not built again.
         for i in 1..UPLOAD_CACHE as u64 {
-            let b = ctx.upload_cached(&block(i)).unwrap();
+            let b = get(&ctx, i);
             assert!(!Arc::ptr_eq(&b, &first), "block {i} shares block 0's buffer");
             assert_eq!(b.download().unwrap(), block(i));
         }
-        assert!(Arc::ptr_eq(&ctx.upload_cached(&block(0)).unwrap(), &first), "a cached block was uploaded again");
+        assert_eq!(made.get(), UPLOAD_CACHE);
+        assert!(Arc::ptr_eq(&get(&ctx, 0), &first), "a cached block was uploaded again");
+        assert_eq!(made.get(), UPLOAD_CACHE, "a cached block was built again");
         // Block 0 is the most recent again: 8 new blocks push it out, and
-        // it is uploaded anew.
+        // it is built and uploaded anew.
         for i in 100..100 + UPLOAD_CACHE as u64 {
-            ctx.upload_cached(&block(i)).unwrap();
+            get(&ctx, i);
         }
-        let again = ctx.upload_cached(&block(0)).unwrap();
+        let again = get(&ctx, 0);
         assert!(!Arc::ptr_eq(&again, &first), "more than {UPLOAD_CACHE} blocks kept");
         assert_eq!(again.download().unwrap(), block(0));
+        // A failed build keeps nothing: the next call builds again.
+        let failed = ctx.upload_cached(&[555], || Err(Error::BadArgument { arg: "a", detail: "no".into() }));
+        assert!(matches!(failed, Err(Error::BadArgument { arg: "a", .. })));
+        let before = made.get();
+        get(&ctx, 555);
+        assert_eq!(made.get(), before + 1);
         // Another handle keeps its own blocks (its own stream).
         let other = ctx.with_stream(None);
-        assert!(!Arc::ptr_eq(&other.upload_cached(&block(0)).unwrap(), &again));
+        assert!(!Arc::ptr_eq(&get(&other, 0), &again));
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The Hopper engine's host side: the tiles, the kernel of each (tile,
 //! types, orientation) from the kernels crate's table, the TMA tensor maps
-//! (encoded by the driver on CUDA, by [`EmuTensorMap`] on the emulator),
-//! and the persistent launch.
+//! (encoded by the driver on CUDA, by [`EmuTensorMap`] on the emulator,
+//! once per operands and boxes: the handle keeps a launch's maps block,
+//! [`Context::upload_cached`]), and the persistent launch.
 
 use std::any::Any;
-use std::sync::Arc;
 
 use cudarc::driver::sys;
 use ferrotile_kernels as k;
@@ -312,6 +312,16 @@ struct MapSpec {
     box_: [u32; 3],
 }
 
+impl MapSpec {
+    /// The words that determine the map of `spec` over `buf` (the handle's
+    /// cache key of a launch's maps, [`Context::upload_cached`]).
+    fn key<T: GemmElement>(&self, buf: &Buffer<T>) -> [u64; 9] {
+        let [b0, b1, b2] = self.box_.map(u64::from);
+        let dims = [self.rows, self.cols, self.ld, self.matrices, self.stride].map(|d| d as u64);
+        [buf.device_ptr(), buf.len() as u64, T::KIND as u64, dims[0], dims[1], dims[2], dims[3], dims[4], b0 | b1 << 21 | b2 << 42]
+    }
+}
+
 /// Encodes `spec` over `buf` for `ctx`'s backend.
 fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, arg: &'static str) -> Result<TensorMap> {
     let es = std::mem::size_of::<T>();
@@ -371,7 +381,7 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
     }
 }
 
-/// `C`'s tensor map for the kernel's TMA-store epilogue (box
+/// The spec of `C`'s tensor map for the kernel's TMA-store epilogue (box
 /// [`epi_box`]): `Some` when TMA can write `C` — its start, its rows and
 /// its matrices 16-byte aligned, and its rows a whole number of 16-byte
 /// pieces — else `None` (the kernel's threads then store its chunks).
@@ -380,38 +390,24 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
 /// whose box crosses the last column wrote the whole 16-byte piece holding
 /// it (a 65-column f32 `C` with rows of 68 lost columns 65–67 of its
 /// padding); the emulator's stores do the same.
-fn store_map<O: GemmElement>(ctx: &Context, c: &Buffer<O>, rows: usize, cols: usize, ld: usize, matrices: usize, stride: usize) -> Result<Option<TensorMap>> {
+fn store_spec<O: GemmElement>(c: &Buffer<O>, rows: usize, cols: usize, ld: usize, matrices: usize, stride: usize) -> Option<MapSpec> {
     let es = std::mem::size_of::<O>();
     let pieces = |elems: usize| (elems * es) % 16 == 0;
     let aligned = c.device_ptr() % 16 == 0 && pieces(ld) && pieces(cols) && (matrices == 1 || (stride != 0 && pieces(stride)));
-    if !aligned {
-        return Ok(None);
-    }
-    let spec = MapSpec { rows, cols, ld, matrices, stride, box_: epi_box(es) };
-    tensor_map(ctx, c, &spec, "c").map(Some)
+    aligned.then(|| MapSpec { rows, cols, ld, matrices, stride, box_: epi_box(es) })
 }
 
-/// The maps buffer of a launch: `A`'s and `B`'s, then `C`'s when the
-/// epilogue stores through TMA; and the matching [`WgmmaParams::store`]
-/// (without `C`'s map: the threads store, or with `swapped` tiles the
-/// accumulators straight).
-/// With `counters` (split-K: one per tile), the third slot is always there
-/// (zeros without `C`'s map) and `counters` zero `u32` follow it, the
-/// tiles' arrival counters ([`WgmmaParams::splits`]), which every launch
-/// leaves at zero. The buffer is the handle's cached upload of these words
-/// ([`Context::upload_cached`]): a call repeated on the same operands
-/// launches without copying its maps to the device first.
-fn upload_maps(ctx: &Context, ab: &[TensorMap; 2], c: Option<TensorMap>, swapped: bool, counters: usize) -> Result<(Arc<Buffer<u64>>, u32)> {
+/// The words of a launch's maps buffer: `A`'s and `B`'s maps, then `C`'s
+/// when the epilogue stores through TMA. With `counters` (split-K: one per
+/// tile), the third slot is always there (zeros without `C`'s map) and
+/// `counters` zero `u32` follow it, the tiles' arrival counters
+/// ([`WgmmaParams::splits`]), which every launch leaves at zero.
+fn map_words(ab: &[TensorMap; 2], c: Option<TensorMap>, counters: usize) -> Vec<u64> {
     let third = c.or((counters > 0).then_some(TensorMap([0; 16])));
     let mut words: Vec<u64> = ab.iter().chain(third.as_ref()).flat_map(|m| m.0).collect();
     // Whole map slots of counters (32 to a slot): the buffer holds maps.
     words.resize(words.len() + counters.div_ceil(32) * 16, 0);
-    let store = match c {
-        Some(_) => k::gemm::wgmma::STORE_TMA,
-        None if swapped => k::gemm::wgmma::STORE_DIRECT,
-        None => k::gemm::wgmma::STORE_THREADS,
-    };
-    Ok((ctx.upload_cached(&words)?, store))
+    words
 }
 
 /// Runs the wgmma kernel of `tile` on `p` (types `I` → `O`, checked by the
@@ -467,7 +463,6 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     let matrices = |s: &Stored| if p.batch > 1 && s.stride != 0 { p.batch } else { 1 };
     let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box() };
     let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box() };
-    let ab = [tensor_map(ctx, a, &map_a, arg_a)?, tensor_map(ctx, b, &map_b, arg_b)?];
     let params = WgmmaParams {
         g: GemmParams { m: km as u32, n: kn as u32, lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
         batch: p.batch as u32,
@@ -497,9 +492,28 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // Ping-pong tiles do not split (their consumers take whole tiles).
     let split = parts(config.pingpong, forced_splits, tiles, kk.div_ceil(k::gemm::wgmma::index::bk(config.es())), sms);
     // Swapped tiles store element by element, without `C`'s map.
-    let c_map = if sw { None } else { store_map(ctx, c, m, n, g.ldc as usize, p.batch, p.strides[2])? };
+    let map_c = if sw { None } else { store_spec(c, m, n, g.ldc as usize, p.batch, p.strides[2]) };
+    let store = match map_c {
+        Some(_) => k::gemm::wgmma::STORE_TMA,
+        None if sw => k::gemm::wgmma::STORE_DIRECT,
+        None => k::gemm::wgmma::STORE_THREADS,
+    };
+    // The launch's maps (and `counters` split-K counters) in device memory:
+    // the handle's cached block for these operands and boxes, encoded and
+    // uploaded only when it has none (a decode step on the same weights
+    // launches at once).
+    let maps = |counters: usize| {
+        let mut key: Vec<u64> = map_a.key(a).into_iter().chain(map_b.key(b)).collect();
+        key.extend(map_c.as_ref().map(|s| s.key(&*c)).into_iter().flatten());
+        key.push(counters as u64);
+        ctx.upload_cached(&key, || {
+            let ab = [tensor_map(ctx, a, &map_a, arg_a)?, tensor_map(ctx, b, &map_b, arg_b)?];
+            let c = map_c.as_ref().map(|s| tensor_map(ctx, &*c, s, "c")).transpose()?;
+            Ok(map_words(&ab, c, counters))
+        })
+    };
     if split.parts == 1 {
-        let (maps, store) = upload_maps(ctx, &ab, c_map, sw, 0)?;
+        let maps = maps(0)?;
         let params = WgmmaParams { store, ..params };
         return kernel.launch(ctx, launch_config(config.units(&params)), params, &maps, &*c, bias, None);
     }
@@ -510,7 +524,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // tiles (if any) first.
     let split_tiles = tiles - split.whole;
     let work = ctx.workspace(split_tiles * split.parts * config.bm() * config.bn)?;
-    let (maps, store) = upload_maps(ctx, &ab, c_map, sw, split_tiles)?;
+    let maps = maps(split_tiles)?;
     let params = WgmmaParams { store, splits: split.parts as u32, whole: split.whole as u32, ..params };
     let units = k::gemm::wgmma::index::walk_units(tiles, split.whole, split.parts);
     kernel.launch(ctx, launch_config(units), params, &maps, &*c, bias, Some(&*work))
@@ -709,6 +723,37 @@ mod tests {
     /// few, more than the k-tiles, more than [`MAX_SPLITS`]) and a split
     /// turned off all give the exact product on small integers, bit for
     /// bit; the forced count has no empty part.
+    #[test]
+    fn maps_follow_the_operands_of_each_call() -> Result<()> {
+        // One handle, one `Gemm`, operand and output buffers in turn: the
+        // cached maps block of an earlier call must never serve a call on
+        // other buffers (the key names the buffers), and a repeated call
+        // finds its block (the results exact either way).
+        use crate::gemm::{Gemm, GemmVariant};
+        let ctx = Context::emulator();
+        let mut rng = crate::testing::Rng::new(0x3a9_5ca);
+        for (tile, m, n, kk) in [(WgmmaTile::B128x128, 70usize, 150usize, 100usize), (WgmmaTile::S16x128, 9, 200, 130)] {
+            let ints = |len: usize, rng: &mut crate::testing::Rng| -> Vec<half::bf16> { (0..len).map(|_| half::bf16::from_f32((rng.f32() * 4.0).floor())).collect() };
+            let a = [ints(m * kk, &mut rng), ints(m * kk, &mut rng)];
+            let b = [ints(kk * n, &mut rng), ints(kk * n, &mut rng)];
+            let (da, db) = ([ctx.upload(&a[0])?, ctx.upload(&a[1])?], [ctx.upload(&b[0])?, ctx.upload(&b[1])?]);
+            let mut dc = [ctx.alloc::<f32>(m * n)?, ctx.alloc::<f32>(m * n)?];
+            let g = Gemm::new(m, n, kk).variant(GemmVariant::Wgmma(tile));
+            for (ia, ib, ic) in [(0, 0, 0), (1, 1, 1), (0, 1, 0), (1, 0, 1), (1, 0, 0), (0, 0, 1), (0, 0, 1)] {
+                dc[ic].copy_from(&vec![f32::NAN; m * n])?;
+                g.run(&ctx, &da[ia], &db[ib], &mut dc[ic])?;
+                let got = dc[ic].download()?;
+                for i in 0..m {
+                    for j in 0..n {
+                        let exact: f32 = (0..kk).map(|l| a[ia][i * kk + l].to_f32() * b[ib][l * n + j].to_f32()).sum();
+                        assert_eq!(got[i * n + j], exact, "{}: a{ia} b{ib} c{ic} ({i}, {j})", tile.name());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn forced_splits_give_the_exact_product() -> Result<()> {
         use crate::gemm::{Gemm, GemmVariant};
