@@ -448,6 +448,19 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
             None => "-".into(),
         };
         println!("(host time of one call, median of 100 issued without waiting: auto {:.1} µs, cuBLAS {theirs})", ours.as_secs_f64() * 1e6);
+        // Where the call's host time goes: the checks and `Auto`'s choice
+        // alone (no launch), and the smallest launch through the library
+        // (a one-element vector add: the launch path and the driver's
+        // launch call).
+        let choice = host(&mut || g.resolved_variant_on::<bf16, bf16>(ctx).map(|_| ()))?;
+        let (x, y) = (ctx.upload(&[1.0f32])?, ctx.upload(&[2.0f32])?);
+        let mut z = ctx.alloc::<f32>(1)?;
+        let smallest = host(&mut || ferrotile::vec_add(ctx, &x, &y, &mut z))?;
+        println!(
+            "(host time, same medians: checks and Auto's choice {:.2} µs; a one-element vec_add launch {:.1} µs)",
+            choice.as_secs_f64() * 1e6,
+            smallest.as_secs_f64() * 1e6
+        );
     }
     Ok(())
 }
