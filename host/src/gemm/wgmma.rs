@@ -719,16 +719,12 @@ mod tests {
         }
     }
 
-    /// `Gemm::split_k` reaches the wgmma engine: forced parts (none, a
-    /// few, more than the k-tiles, more than [`MAX_SPLITS`]) and a split
-    /// turned off all give the exact product on small integers, bit for
-    /// bit; the forced count has no empty part.
+    /// One handle, one `Gemm`, operand and output buffers in turn: the
+    /// cached maps block of an earlier call never serves a call on other
+    /// buffers (the key names the buffers), and a repeated call finds its
+    /// block (the products exact either way).
     #[test]
     fn maps_follow_the_operands_of_each_call() -> Result<()> {
-        // One handle, one `Gemm`, operand and output buffers in turn: the
-        // cached maps block of an earlier call must never serve a call on
-        // other buffers (the key names the buffers), and a repeated call
-        // finds its block (the results exact either way).
         use crate::gemm::{Gemm, GemmVariant};
         let ctx = Context::emulator();
         let mut rng = crate::testing::Rng::new(0x3a9_5ca);
@@ -754,6 +750,10 @@ mod tests {
         Ok(())
     }
 
+    /// `Gemm::split_k` reaches the wgmma engine: forced parts (none, a
+    /// few, more than the k-tiles, more than [`MAX_SPLITS`]) and a split
+    /// turned off all give the exact product on small integers, bit for
+    /// bit; the forced count has no empty part.
     #[test]
     fn forced_splits_give_the_exact_product() -> Result<()> {
         use crate::gemm::{Gemm, GemmVariant};
