@@ -6,6 +6,10 @@
 //! passed). `FERROTILE_REQUIRE_GPU=1` turns a missing device into a
 //! failure (the GPU bundle sets it). Cases for one GPU generation (the
 //! sm_90a kernels) are ignored on the others.
+//!
+//! `FERROTILE_TESTS_FROM=<file>` runs only the tests named in the file, one
+//! exact name per line (the harness takes one filter; a GPU call cut short
+//! reruns the cases it did not reach this way).
 
 mod cases;
 mod common;
@@ -41,5 +45,21 @@ fn main() {
     }
     // The multi-GPU trials build their own groups of contexts.
     trials.extend(cases::multi::trials(common::gpu::require_gpu()));
+    if let Some(path) = std::env::var_os("FERROTILE_TESTS_FROM") {
+        let list = match std::fs::read_to_string(&path) {
+            Ok(list) => list,
+            Err(e) => {
+                eprintln!("FERROTILE_TESTS_FROM: cannot read {}: {e}", path.to_string_lossy());
+                std::process::exit(2);
+            }
+        };
+        let names: std::collections::HashSet<&str> = list.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let unknown: Vec<&str> = names.iter().copied().filter(|n| !trials.iter().any(|t| t.name() == *n)).collect();
+        if !unknown.is_empty() {
+            eprintln!("FERROTILE_TESTS_FROM: {} name(s) match no test, e.g. {}", unknown.len(), unknown[0]);
+            std::process::exit(2);
+        }
+        trials.retain(|t| names.contains(t.name()));
+    }
     libtest_mimic::run(&args, trials).exit();
 }
