@@ -163,21 +163,37 @@ fn padded<T: Copy + Default>(src: &[T], rows: usize, cols: usize, ld: usize) -> 
 }
 
 /// The relative norm error of sampled rows of `c` (matrix 0 of the batch,
-/// packed, row-major operands) against the f64 reference.
+/// packed, row-major operands) against the f64 reference: up to
+/// [`SAMPLE_ROWS`] distinct rows spread over `m`, each row's reference
+/// accumulated over `k` in order (with `B` row-major a row of `B` at a time,
+/// so that the reference reads `B` in order: read a column at a time it
+/// took seconds per call at decode shapes, where every sample is the one
+/// row).
 fn sampled_error<I: Ty, O: Ty>(o: &Operands<I, O>, (m, n, k): (usize, usize, usize), tb: bool, tf32: bool, act: Option<Activation>) -> Result<f64> {
     let c = o.dc.download()?;
     let val = |x: I| if tf32 { f32::from_bits(tf32_rna(x.to_f64() as f32)) as f64 } else { x.to_f64() };
+    let samples = SAMPLE_ROWS.min(m);
     let (mut num, mut den) = (0f64, 0f64);
-    for s in 0..SAMPLE_ROWS {
-        let i = s * (m - 1) / (SAMPLE_ROWS - 1).max(1);
-        for j in 0..n {
-            let mut acc = 0f64;
-            for p in 0..k {
-                acc += val(o.a[i * k + p]) * val(if tb { o.b[j * k + p] } else { o.b[p * n + j] });
+    let mut acc = vec![0f64; n];
+    for s in 0..samples {
+        let i = s * (m - 1) / (samples - 1).max(1);
+        if tb {
+            for (j, x) in acc.iter_mut().enumerate() {
+                *x = (0..k).map(|p| val(o.a[i * k + p]) * val(o.b[j * k + p])).sum();
             }
+        } else {
+            acc.fill(0.0);
+            for p in 0..k {
+                let x = val(o.a[i * k + p]);
+                for (y, &b) in acc.iter_mut().zip(&o.b[p * n..(p + 1) * n]) {
+                    *y += x * val(b);
+                }
+            }
+        }
+        for (j, &sum) in acc.iter().enumerate() {
             let want = match act {
-                Some(a) => a.apply_f64(acc + o.bias_host[j] as f64),
-                None => acc,
+                Some(a) => a.apply_f64(sum + o.bias_host[j] as f64),
+                None => sum,
             };
             num += (c[i * n + j].to_f64() - want).powi(2);
             den += want * want;
