@@ -300,9 +300,37 @@ ferrotile_kernels::wgmma_table!(wgmma_launcher);
 /// most tests, so that blocks walk several tiles.
 const EMULATOR_BLOCKS: usize = 3;
 
+/// How far TMA's loads through a map promote their L2 fills.
+///
+/// The swapped tiles stream their `A` (the user's `B`: a decode step's
+/// weights) from memory once, in boxes of 128-byte rows: with 256-byte
+/// promotion such boxes read a matrix at about 94 % of a copy's rate on
+/// an H200, with 128-byte promotion (or none) at about 101 %, and the
+/// swapped tiles' decode calls gained 2–6 points of a copy (BENCHMARKS.md,
+/// "What a decode kernel can read"). The other tiles read each operand
+/// from L2 many times and keep 256 bytes (not measured otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum L2Promotion {
+    /// 128 bytes: the swapped tiles' maps.
+    Bytes128,
+    /// 256 bytes: the other tiles' maps and `C`'s.
+    Bytes256,
+}
+
+impl L2Promotion {
+    /// The promotion of tiles that are (`swapped`) or are not swapped.
+    fn for_tile(swapped: bool) -> L2Promotion {
+        if swapped {
+            L2Promotion::Bytes128
+        } else {
+            L2Promotion::Bytes256
+        }
+    }
+}
+
 /// The TMA map of an operand as stored: `rows × cols` (`cols` contiguous,
 /// leading dimension `ld`), `matrices` of them `stride` elements apart,
-/// boxes of `box_`.
+/// boxes of `box_`, L2 fills promoted by `promotion`.
 struct MapSpec {
     rows: usize,
     cols: usize,
@@ -310,15 +338,16 @@ struct MapSpec {
     matrices: usize,
     stride: usize,
     box_: [u32; 3],
+    promotion: L2Promotion,
 }
 
 impl MapSpec {
     /// The words that determine the map of `spec` over `buf` (the handle's
     /// cache key of a launch's maps, [`Context::upload_cached`]).
-    fn key<T: GemmElement>(&self, buf: &Buffer<T>) -> [u64; 9] {
+    fn key<T: GemmElement>(&self, buf: &Buffer<T>) -> [u64; 10] {
         let [b0, b1, b2] = self.box_.map(u64::from);
         let dims = [self.rows, self.cols, self.ld, self.matrices, self.stride].map(|d| d as u64);
-        [buf.device_ptr(), buf.len() as u64, T::KIND as u64, dims[0], dims[1], dims[2], dims[3], dims[4], b0 | b1 << 21 | b2 << 42]
+        [buf.device_ptr(), buf.len() as u64, T::KIND as u64, dims[0], dims[1], dims[2], dims[3], dims[4], b0 | b1 << 21 | b2 << 42, self.promotion as u64]
     }
 }
 
@@ -368,7 +397,10 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
                     element_strides.as_ptr(),
                     sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
                     sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-                    sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    match spec.promotion {
+                        L2Promotion::Bytes128 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                        L2Promotion::Bytes256 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                    },
                     sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
                 )
             };
@@ -394,7 +426,7 @@ fn store_spec<O: GemmElement>(c: &Buffer<O>, rows: usize, cols: usize, ld: usize
     let es = std::mem::size_of::<O>();
     let pieces = |elems: usize| (elems * es) % 16 == 0;
     let aligned = c.device_ptr() % 16 == 0 && pieces(ld) && pieces(cols) && (matrices == 1 || (stride != 0 && pieces(stride)));
-    aligned.then(|| MapSpec { rows, cols, ld, matrices, stride, box_: epi_box(es) })
+    aligned.then(|| MapSpec { rows, cols, ld, matrices, stride, box_: epi_box(es), promotion: L2Promotion::Bytes256 })
 }
 
 /// The words of a launch's maps buffer: `A`'s and `B`'s maps, then `C`'s
@@ -461,8 +493,9 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // The kernel's operands (named for the errors by the user's).
     let [(a, sa, arg_a), (b, sb, arg_b)] = if sw { [(b, sb, "b"), (a, sa, "a")] } else { [(a, sa, "a"), (b, sb, "b")] };
     let matrices = |s: &Stored| if p.batch > 1 && s.stride != 0 { p.batch } else { 1 };
-    let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box() };
-    let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box() };
+    let promotion = L2Promotion::for_tile(sw);
+    let map_a = MapSpec { rows: sa.rows, cols: sa.cols, ld: sa.ld, matrices: matrices(&sa), stride: sa.stride, box_: config.a_box(), promotion };
+    let map_b = MapSpec { rows: sb.rows, cols: sb.cols, ld: sb.ld, matrices: matrices(&sb), stride: sb.stride, box_: config.b_box(), promotion };
     let params = WgmmaParams {
         g: GemmParams { m: km as u32, n: kn as u32, lda: sa.ld as u32, ldb: sb.ld as u32, ..g },
         batch: p.batch as u32,
@@ -717,6 +750,21 @@ mod tests {
                 proptest::prop_assert_eq!(whole, 0);
             }
         }
+    }
+
+    /// The swapped tiles' maps promote L2 fills by 128 bytes, the others'
+    /// by 256, and a map's cache key tells the two apart (a block encoded
+    /// for one never serves the other).
+    #[test]
+    fn swapped_maps_promote_128_bytes_and_key_it() -> Result<()> {
+        assert_eq!(L2Promotion::for_tile(true), L2Promotion::Bytes128);
+        assert_eq!(L2Promotion::for_tile(false), L2Promotion::Bytes256);
+        let ctx = Context::emulator();
+        let buf = ctx.upload(&[half::bf16::ZERO; 64 * 64])?;
+        let spec = |promotion| MapSpec { rows: 64, cols: 64, ld: 64, matrices: 1, stride: 0, box_: [64, 64, 1], promotion };
+        assert_ne!(spec(L2Promotion::Bytes128).key(&buf), spec(L2Promotion::Bytes256).key(&buf));
+        assert_eq!(spec(L2Promotion::Bytes128).key(&buf), spec(L2Promotion::Bytes128).key(&buf));
+        Ok(())
     }
 
     /// One handle, one `Gemm`, operand and output buffers in turn: the
