@@ -310,11 +310,12 @@ const H200PDL28: &str = "2026-11-28-h200-pdl-full";
 /// The same build's call of selected rows: decode, the odd shapes, the
 /// few-tile shapes (run2-auto-swap/ of that folder).
 const H200PDLDEC28: &str = "2026-11-28-h200-pdl-decode";
-/// The narrow swapped tile (`128 × 16`, Auto for `m` ≤ 16): the decode
-/// rows, two calls of one build (docs/benchmarks/2026-11-29-h200-decode/
-/// run3-narrow/, cut by its time limit after 64×14336×4096's one-call rows,
-/// and run4-ncu-narrow/: 64×14336×4096 and the `Bᵀ` shapes).
-const H200NARROW29: &str = "2026-11-29-h200-narrow-decode";
+/// The narrow swapped tile (`128 × 16`, Auto for `m` ≤ 16) with the
+/// swapped tiles' maps promoting L2 fills by 128 bytes (the others 256):
+/// every decode row, one call (docs/benchmarks/2026-11-29-h200-decode-stages/run7/;
+/// the narrow tile's first runs, 256-byte promotion:
+/// `2026-11-29-h200-narrow-decode`, docs/benchmarks/2026-11-29-h200-decode/).
+const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
 /// The shared-memory epilogue for every unswapped tile (a `C` TMA cannot
 /// write stored by the threads from its chunks) with both operands staged
 /// in one launch: the odd shapes
@@ -547,15 +548,15 @@ pub const TABLES: &[Table] = &[
             tc_row!("f16→f16", "8192³", "f16→f16", C8192, &[H200PDL28]),
             tc_row!("bf16→bf16", "1024³", "bf16→bf16", C1024, &[H200PDL28]),
             tc_row!("bf16→bf16", "1024×2048×1024, 2048×1024×512, 512×2048², 1024²×8192", "bf16→bf16", FEW, &[H200PDL28]),
-            tc_decode_row!(&[H200NARROW29], " (swapped 128 × 16 tiles; 128 × 64 at m = 64)", "1×8192², 16×8192², 64×14336×4096"),
-            tc_decode_b2b_row!(&[H200NARROW29], "1×8192², 16×8192², 64×14336×4096"),
+            tc_decode_row!(&[H200L2P29], " (swapped 128 × 16 tiles; 128 × 64 at m = 64)", "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
+            tc_decode_b2b_row!(&[H200L2P29], "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
             tc_odd_row!(&[H200ST228]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
                split-K workspace and the swapped tile for few tiles (2026-11-28): the GEMM rows from one call of the whole \
                bench (cut before the odd shapes), the decode rows from the build with the narrow swapped tile for `m` ≤ 16 \
-               (2026-11-29, two calls); the odd-shape row from the later build whose threads store a `C` TMA cannot write \
+               and the swapped tiles' maps promoting L2 fills by 128 bytes (2026-11-29, one call); the odd-shape row from the later build whose threads store a `C` TMA cannot write \
                and which stages both operands in one launch (2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
