@@ -306,7 +306,7 @@ const EMULATOR_BLOCKS: usize = 3;
 /// weights) from memory once, in boxes of 128-byte rows: with 256-byte
 /// promotion such boxes read a matrix at about 94 % of a copy's rate on
 /// an H200, with 128-byte promotion (or none) at about 101 %, and the
-/// swapped tiles' decode calls gained 2–6 points of a copy (BENCHMARKS.md,
+/// swapped tiles' decode calls gained 1–6 points of a copy (BENCHMARKS.md,
 /// "What a decode kernel can read"). The other tiles read each operand
 /// from L2 many times and keep 256 bytes (not measured otherwise).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
