@@ -175,7 +175,10 @@ pub unsafe fn fence_proxy_tensormap(maps: Global<TensorMap>, i: usize) {
 /// # Safety
 /// `dst` is 1024-byte aligned with the box's bytes inside shared memory
 /// that no one reads or writes until `bar`'s phase completes; `maps[i]`
-/// is a valid tensor map fenced by this thread.
+/// is a valid tensor map fenced by this thread; the box starts on a
+/// 16-byte piece of its rows (`coords[0]` times the element size a
+/// multiple of 16: on an H200 a box starting inside a piece raised an
+/// illegal instruction, whatever the map's base; the emulator reports it).
 #[inline(always)]
 pub unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], bar: u32) {
     unsafe { imp::tma_load_3d(dst, maps, i, coords, bar) }

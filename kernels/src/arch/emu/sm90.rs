@@ -261,6 +261,12 @@ pub(crate) unsafe fn tma_load_3d(dst: u32, maps: Global<TensorMap>, i: usize, co
 fn read_box(dst: u32, maps: Global<TensorMap>, i: usize, coords: [i32; 3], op: &str) -> Vec<u8> {
     let m = emu_map(maps, i, op);
     let es = m.elem_bytes;
+    // Measured on an H200 (BENCHMARKS.md, "Odd `lda`: residue maps"): a
+    // 128-byte-swizzled load whose box starts inside a 16-byte piece of its
+    // rows raised an illegal instruction, whatever the map's base.
+    if (coords[0] as i64 * es as i64) % 16 != 0 {
+        fault(format!("{op}: the box starts at element {} of its rows, not on a 16-byte boundary (the hardware raises an illegal instruction)", coords[0]));
+    }
     if !dst.is_multiple_of(ATOM_BYTES) {
         fault(format!("{op}: destination byte {dst} is not 1024-byte aligned (128-byte swizzle)"));
     }

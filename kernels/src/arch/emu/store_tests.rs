@@ -2,11 +2,13 @@
 //! documented, and each planted misuse (a barrier count that never fills,
 //! mismatched counts, a store's buffer overwritten before the store has
 //! read it, a store issued from unwritten bytes, a thread that returns
-//! without waiting for its stores) is reported.
+//! without waiting for its stores) is reported; and a TMA load whose box
+//! starts inside a 16-byte piece of its rows is reported as the fault it
+//! is on the hardware.
 
 use super::test_util::{fault, global};
 use super::{launch, Dim3, EmuError, LaunchSpec};
-use crate::arch::sm90::{bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, tma_store_3d, EmuTensorMap, TensorMap};
+use crate::arch::sm90::{bulk_commit_group, bulk_wait_group_read, fence_proxy_async_shared, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, tma_load_3d, tma_store_3d, EmuTensorMap, TensorMap};
 use crate::arch::*;
 use crate::kernel;
 use crate::layout::wgmma::tma_box;
@@ -297,4 +299,47 @@ fn tma_store_misuse_is_reported() {
     assert!(m.contains("changed between"), "{m}");
     let m = fault(run_store(3));
     assert!(m.contains("never wrote"), "{m}");
+}
+
+kernel! {
+    /// Thread 0 loads the box at column `x`, row 1 into shared memory and
+    /// waits for it; element `(0, 0)` of the box goes to `out`.
+    pub fn load_box(maps: Global<TensorMap>, x: u32, out: Global<f32>) {
+        if thread_idx_x() == 0 {
+            let sh = dynamic_shared::<f32>();
+            let bar = sh.addr() + 4096;
+            mbarrier_init(bar, 1);
+            mbarrier_arrive_expect_tx(bar, BOX[0] * BOX[1] * 4);
+            tma_load_3d(sh.addr(), maps, 0, [x as i32, 1, 0], bar);
+            mbarrier_wait(bar, 0);
+            out.write(0, sh.load(0));
+        }
+    }
+}
+
+/// Measured on an H200: a 128-byte-swizzled TMA load at an inner
+/// coordinate that is not a multiple of 16 bytes raised an illegal
+/// instruction (BENCHMARKS.md, "Odd `lda`: residue maps"); the emulator
+/// reports it, and loads at whole pieces as before.
+#[test]
+fn a_tma_load_must_start_on_a_16_byte_piece() {
+    let mut c: Vec<f32> = (0..LD * DIMS[1] as usize).map(|i| i as f32).collect();
+    let map = EmuTensorMap {
+        base: c.as_mut_ptr() as u64,
+        len: (c.len() * 4) as u64,
+        elem_bytes: 4,
+        dims: DIMS,
+        strides: [(LD * 4) as u64, (LD * 4 * DIMS[1] as usize) as u64],
+        box_: BOX,
+    };
+    let mut maps = vec![map.encode()];
+    let m = global(&mut maps, "maps");
+    let run = |x: u32| {
+        let mut out = vec![-1.0f32];
+        let o = global(&mut out, "out");
+        launch(spec("load_box", 32, 4096 + 8), &|| unsafe { load_box(m, x, o) }).map(|()| out[0])
+    };
+    assert_eq!(run(4).unwrap_or_else(|e| panic!("{e}")), (LD + 4) as f32);
+    let m = fault(run(1));
+    assert!(m.contains("16-byte boundary"), "{m}");
 }
