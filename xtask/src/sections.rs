@@ -316,6 +316,10 @@ const H200PDLDEC28: &str = "2026-11-28-h200-pdl-decode";
 /// the narrow tile's first runs, 256-byte promotion:
 /// `2026-11-29-h200-narrow-decode`, docs/benchmarks/2026-11-29-h200-decode/).
 const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
+/// The odd shapes on an H200 with one dimension odd at a time beside the
+/// all-odd ones (the committed kernels, staging what TMA cannot address),
+/// two rounds of one call (docs/benchmarks/2026-11-29-h200-residue/run3/).
+const H200ODD29: &str = "2026-11-29-h200-odd-classes";
 /// The shared-memory epilogue for every unswapped tile (a `C` TMA cannot
 /// write stored by the threads from its chunks) with both operands staged
 /// in one launch: the odd shapes
@@ -418,6 +422,27 @@ macro_rules! tc_odd_row {
                 Cell::Pct(tc(&["auto (vs aligned)"], &["4093×4099×4091"], "bf16→bf16", $runs)),
                 Cell::T(" / "),
                 Cell::Pct(tc(&["auto (vs aligned)"], &["1021×1019×1031"], "bf16→bf16", $runs)),
+            ]),
+            Cell::T(""),
+            Cell::T(""),
+            Cell::T(""),
+        ]
+    };
+}
+
+/// A tensor-core table's row of products with one dimension odd: Auto
+/// against our own aligned shape.
+macro_rules! tc_one_odd_row {
+    ($runs:expr) => {
+        &[
+            Cell::T("bf16→bf16, one dimension odd, % of our aligned"),
+            Cell::T("4096²×4091 / 4096×4099×4096 / 8192²×1023"),
+            Cell::Cat(&[
+                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4096×4091"], "bf16→bf16", $runs)),
+                Cell::T(" / "),
+                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4099×4096"], "bf16→bf16", $runs)),
+                Cell::T(" / "),
+                Cell::Pct(tc(&["auto (vs aligned)"], &["8192×8192×1023"], "bf16→bf16", $runs)),
             ]),
             Cell::T(""),
             Cell::T(""),
@@ -550,14 +575,16 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→bf16", "1024×2048×1024, 2048×1024×512, 512×2048², 1024²×8192", "bf16→bf16", FEW, &[H200PDL28]),
             tc_decode_row!(&[H200L2P29], " (swapped 128 × 16 tiles; 128 × 64 at m = 64)", "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
             tc_decode_b2b_row!(&[H200L2P29], "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
-            tc_odd_row!(&[H200ST228]),
+            tc_odd_row!(&[H200ODD29]),
+            tc_one_odd_row!(&[H200ODD29]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
                split-K workspace and the swapped tile for few tiles (2026-11-28): the GEMM rows from one call of the whole \
                bench (cut before the odd shapes), the decode rows from the build with the narrow swapped tile for `m` ≤ 16 \
-               and the swapped tiles' maps promoting L2 fills by 128 bytes (2026-11-29, one call); the odd-shape row from the later build whose threads store a `C` TMA cannot write \
-               and which stages both operands in one launch (2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               and the swapped tiles' maps promoting L2 fills by 128 bytes (2026-11-29, one call); the odd-shape rows from two rounds of one call \
+               of the committed kernels (2026-11-29, \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
+               and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
