@@ -83,6 +83,14 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
             push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::turns::{m}x{n}x1031", tile.name()), Spec { beta: 0.5, ..mk(m, n, 1031) }, false);
         }
     }
+    // A row-major `B` whose rows are 16- but not 128-byte aligned apart
+    // (72 bf16: 144 bytes) in a product of at least 2048 rows (the host's
+    // RESTAGE_B_MIN_ROWS):
+    // staged to a 128-byte pitch first (one batch of two, `B` strided).
+    if !tb && !tf32 {
+        let case = Spec { batch: 2, beta: 0.5, ..mk(2048, 72, 40) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::restaged_b::2048x72x40", tile.name()), case, false);
+    }
     // Padded leading dimensions, β = 0 over a NaN C.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
     // Rows of C 16-byte aligned (65 + 7 columns) past the last column: the

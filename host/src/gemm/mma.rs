@@ -275,7 +275,7 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // transpose 32-bit elements): the other orientation is staged
     // transposed.
     let tf32 = I::KIND == F32;
-    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta), (b, sb, tf32 && !tb), p.batch, false)?;
+    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta, TMA_PITCH), (b, sb, tf32 && !tb, TMA_PITCH), p.batch, false)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     let params = MmaParams {
@@ -303,6 +303,10 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
 /// and the product runs markedly slower (BENCHMARKS.md, odd shapes).
 pub const STAGED_PITCH: usize = 128;
 
+/// The row pitch (bytes) TMA and `cp.async` need an operand's rows to be
+/// a multiple of: otherwise it is staged ([`stage`]).
+pub const TMA_PITCH: usize = 16;
+
 /// A copy of `src` whose rows start 16-byte aligned (leading dimension
 /// and batch stride multiples of 16 bytes), when they do not already, or
 /// `transpose`d, or (f32 only) with every element rounded to tf32 when
@@ -311,7 +315,7 @@ pub const STAGED_PITCH: usize = 128;
 /// (one matrix shared by the batch) stays 0. The copy's rows are
 /// [`STAGED_PITCH`] bytes apart or a multiple of it.
 pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Option<(Buffer<T>, Stored)>> {
-    let Some(st) = staging::<T>(ctx, s, batch, transpose, round_tf32)? else { return Ok(None) };
+    let Some(st) = staging::<T>(ctx, s, batch, transpose, round_tf32, TMA_PITCH)? else { return Ok(None) };
     launch_stage(ctx, src, &st)?;
     Ok(Some((st.dst, st.stored)))
 }
@@ -319,13 +323,16 @@ pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, b
 /// What [`stage`] returns: the copy and its layout, or `None`.
 pub(super) type Staged<T> = Option<(Buffer<T>, Stored)>;
 
-/// Both operands of a product (`(buffer, layout, transpose)`) staged as
-/// [`stage`] stages each, in one launch when both need a plain copy
+/// Both operands of a product (`(buffer, layout, transpose, pitch)`)
+/// staged as [`stage`] stages each — and also where their rows are not a
+/// multiple of `pitch` bytes apart ([`TMA_PITCH`], or [`STAGED_PITCH`]
+/// where rows only 16-byte aligned apart cost the product more than the
+/// copy) —, in one launch when both need a plain copy
 /// ([`k::gemm::mma::gemm_stage2_bf16`] and its twins): at small sizes a
 /// launch costs more than its copy.
-pub(super) fn stage_both<T: GemmElement>(ctx: &Context, a: (&Buffer<T>, Stored, bool), b: (&Buffer<T>, Stored, bool), batch: usize, round_tf32: bool) -> Result<(Staged<T>, Staged<T>)> {
-    let sa = staging(ctx, a.1, batch, a.2, round_tf32)?;
-    let sb = staging(ctx, b.1, batch, b.2, round_tf32)?;
+pub(super) fn stage_both<T: GemmElement>(ctx: &Context, a: (&Buffer<T>, Stored, bool, usize), b: (&Buffer<T>, Stored, bool, usize), batch: usize, round_tf32: bool) -> Result<(Staged<T>, Staged<T>)> {
+    let sa = staging(ctx, a.1, batch, a.2, round_tf32, a.3)?;
+    let sb = staging(ctx, b.1, batch, b.2, round_tf32, b.3)?;
     // One launch's rows are both copies' rows (counted in 32 bits).
     let paired = |x: &Staging<T>, y: &Staging<T>| x.params.transpose == 0 && y.params.transpose == 0 && x.params.rows.checked_add(y.params.rows).is_some();
     match (&sa, &sb) {
@@ -350,12 +357,14 @@ struct Staging<T: GemmElement> {
 }
 
 /// The copy [`stage`] makes of an operand stored as `s` (its buffer
-/// allocated), or `None` when the operand needs none.
-fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Option<Staging<T>>> {
-    let align = 16 / std::mem::size_of::<T>();
+/// allocated), or `None` when the operand needs none: its rows a multiple
+/// of `pitch` bytes apart (and its matrices of 16), not transposed, not
+/// rounded.
+fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bool, round_tf32: bool, pitch: usize) -> Result<Option<Staging<T>>> {
+    let align = TMA_PITCH / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
     let round_tf32 = round_tf32 && T::KIND == F32;
-    if !transpose && !round_tf32 && s.ld % align == 0 && (!strided || s.stride % align == 0) {
+    if !transpose && !round_tf32 && s.ld % (pitch / std::mem::size_of::<T>()) == 0 && (!strided || s.stride % align == 0) {
         return Ok(None);
     }
     let (rows, cols) = if transpose { (s.cols, s.rows) } else { (s.rows, s.cols) };

@@ -13,7 +13,7 @@ use k::gemm::mma::{Dt, BF16, F16_KIND, F32};
 use k::gemm::wgmma::index::epi_box;
 use k::gemm::wgmma::{WgmmaKernel, WgmmaParams, WgmmaTiling};
 
-use super::mma::{no_kernel, stage_both, typed, HostElem, Stored};
+use super::mma::{no_kernel, stage_both, typed, HostElem, Stored, STAGED_PITCH, TMA_PITCH};
 use super::{Activation, GemmElement, GemmParams, Problem};
 use crate::launch::TensorMaps;
 use crate::{Backend, Buffer, Context, Error, LaunchConfig, Result};
@@ -235,6 +235,16 @@ pub const NARROW_SWAP_ROWS: usize = 16;
 /// throughputs at 4096³, 8192³ and 4096 × 14336 × 4096 (1.19–1.31 on the
 /// H100, BENCHMARKS.md, wgmma), rounded down.
 pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
+
+/// The fewest rows of `C` from which a row-major `B` (read n-major)
+/// whose rows are 16- but not 128-byte aligned apart is staged to a
+/// 128-byte pitch first. Each 128-byte row of its TMA boxes then straddles
+/// two 128-byte lines: on an H200, 4096 × 4099 × 4096 on such a `B`
+/// (`ldb` 4104) ran at 61.7 % of the aligned call, on rows 128 bytes apart
+/// (`ldb` 4160) at 90.4 % (BENCHMARKS.md, "Odd `lda`: residue maps"). The
+/// copy moves `B` twice at memory speed, about `350 / m` of the product's
+/// time at tensor-core speed: a tenth or less from 2048 rows on.
+pub const RESTAGE_B_MIN_ROWS: usize = 2048;
 
 /// The swapped `64 × 128` tile's throughput against the `128 × 128` one's
 /// when both fill the GPU, as measured at 4096³ (BENCHMARKS.md, "Few
@@ -487,7 +497,10 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // tf32: both operands k-major and rounded (`wgmma` reads them from
     // shared memory as they are), so always staged; `A` transposed when
     // stored `k × m`, `B` when stored `k × n`.
-    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta), (b, sb, tf32 && !tb), p.batch, tf32)?;
+    // A row-major `B` of a large product is also staged where its rows are
+    // 16- but not 128-byte aligned apart ([`RESTAGE_B_MIN_ROWS`]).
+    let b_pitch = if !config.swapped && config.b_mn_major() && m >= RESTAGE_B_MIN_ROWS { STAGED_PITCH } else { TMA_PITCH };
+    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta, TMA_PITCH), (b, sb, tf32 && !tb, b_pitch), p.batch, tf32)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     // The kernel's operands (named for the errors by the user's).
