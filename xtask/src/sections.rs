@@ -320,6 +320,10 @@ const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
 /// all-odd ones (the committed kernels, staging what TMA cannot address),
 /// two rounds of one call (docs/benchmarks/2026-11-29-h200-residue/run3/).
 const H200ODD29: &str = "2026-11-29-h200-odd-classes";
+/// A row-major `B` of a large product with rows 16- but not 128-byte
+/// aligned apart staged to a 128-byte pitch: the 4104 pitches, two rounds
+/// of one call (docs/benchmarks/2026-11-29-h200-residue/run6/).
+const H200RSB29: &str = "2026-11-29-h200-restage-b";
 /// The shared-memory epilogue for every unswapped tile (a `C` TMA cannot
 /// write stored by the threads from its chunks) with both operands staged
 /// in one launch: the odd shapes
@@ -443,6 +447,25 @@ macro_rules! tc_one_odd_row {
                 Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4099×4096"], "bf16→bf16", $runs)),
                 Cell::T(" / "),
                 Cell::Pct(tc(&["auto (vs aligned)"], &["8192×8192×1023"], "bf16→bf16", $runs)),
+            ]),
+            Cell::T(""),
+            Cell::T(""),
+            Cell::T(""),
+        ]
+    };
+}
+
+/// A tensor-core table's row of products whose rows are 16- but not
+/// 128-byte aligned apart: Auto against our own aligned shape.
+macro_rules! tc_pitch_row {
+    ($runs:expr) => {
+        &[
+            Cell::T("bf16→bf16, rows 16- not 128-byte apart (`B` restaged / `A`), % of our aligned"),
+            Cell::T("4096×4104×4096 / 4096²×4104"),
+            Cell::Cat(&[
+                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4104×4096"], "bf16→bf16", $runs)),
+                Cell::T(" / "),
+                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4096×4104"], "bf16→bf16", $runs)),
             ]),
             Cell::T(""),
             Cell::T(""),
@@ -577,13 +600,14 @@ pub const TABLES: &[Table] = &[
             tc_decode_b2b_row!(&[H200L2P29], "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
             tc_odd_row!(&[H200ODD29]),
             tc_one_odd_row!(&[H200ODD29]),
+            tc_pitch_row!(&[H200RSB29]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
                split-K workspace and the swapped tile for few tiles (2026-11-28): the GEMM rows from one call of the whole \
                bench (cut before the odd shapes), the decode rows from the build with the narrow swapped tile for `m` ≤ 16 \
                and the swapped tiles' maps promoting L2 fills by 128 bytes (2026-11-29, one call); the odd-shape rows from two rounds of one call \
-               of the committed kernels (2026-11-29, \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
+               of the committed kernels and the pitch row from the build that restages such a `B` (2026-11-29, \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
                and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
