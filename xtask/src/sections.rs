@@ -416,61 +416,29 @@ macro_rules! tc_decode_b2b_row {
     };
 }
 
-/// A tensor-core table's odd-shape row: Auto against our own aligned shape.
+/// A tensor-core table's row of bf16 → bf16 products off the aligned
+/// path: Auto against our own aligned shape, one cell per shape (" / "
+/// between them).
+macro_rules! tc_vs_aligned_row {
+    ($label:literal, $shapes:literal, $runs:expr, $first:literal $(, $more:literal)*) => {
+        &[
+            Cell::T($label),
+            Cell::T($shapes),
+            Cell::Cat(&[
+                Cell::Pct(tc(&["auto (vs aligned)"], &[$first], "bf16→bf16", $runs))
+                $(, Cell::T(" / "), Cell::Pct(tc(&["auto (vs aligned)"], &[$more], "bf16→bf16", $runs)))*
+            ]),
+            Cell::T(""),
+            Cell::T(""),
+            Cell::T(""),
+        ]
+    };
+}
+
+/// The odd-shape row: every dimension odd.
 macro_rules! tc_odd_row {
     ($runs:expr) => {
-        &[
-            Cell::T("bf16→bf16 odd, % of our aligned"),
-            Cell::T("4093×4099×4091 / 1021×1019×1031"),
-            Cell::Cat(&[
-                Cell::Pct(tc(&["auto (vs aligned)"], &["4093×4099×4091"], "bf16→bf16", $runs)),
-                Cell::T(" / "),
-                Cell::Pct(tc(&["auto (vs aligned)"], &["1021×1019×1031"], "bf16→bf16", $runs)),
-            ]),
-            Cell::T(""),
-            Cell::T(""),
-            Cell::T(""),
-        ]
-    };
-}
-
-/// A tensor-core table's row of products with one dimension odd: Auto
-/// against our own aligned shape.
-macro_rules! tc_one_odd_row {
-    ($runs:expr) => {
-        &[
-            Cell::T("bf16→bf16, one dimension odd, % of our aligned"),
-            Cell::T("4096²×4091 / 4096×4099×4096 / 8192²×1023"),
-            Cell::Cat(&[
-                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4096×4091"], "bf16→bf16", $runs)),
-                Cell::T(" / "),
-                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4099×4096"], "bf16→bf16", $runs)),
-                Cell::T(" / "),
-                Cell::Pct(tc(&["auto (vs aligned)"], &["8192×8192×1023"], "bf16→bf16", $runs)),
-            ]),
-            Cell::T(""),
-            Cell::T(""),
-            Cell::T(""),
-        ]
-    };
-}
-
-/// A tensor-core table's row of products whose rows are 16- but not
-/// 128-byte aligned apart: Auto against our own aligned shape.
-macro_rules! tc_pitch_row {
-    ($runs:expr) => {
-        &[
-            Cell::T("bf16→bf16, rows 16- not 128-byte apart (`B` restaged / `A`), % of our aligned"),
-            Cell::T("4096×4104×4096 / 4096²×4104"),
-            Cell::Cat(&[
-                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4104×4096"], "bf16→bf16", $runs)),
-                Cell::T(" / "),
-                Cell::Pct(tc(&["auto (vs aligned)"], &["4096×4096×4104"], "bf16→bf16", $runs)),
-            ]),
-            Cell::T(""),
-            Cell::T(""),
-            Cell::T(""),
-        ]
+        tc_vs_aligned_row!("bf16→bf16 odd, % of our aligned", "4093×4099×4091 / 1021×1019×1031", $runs, "4093×4099×4091", "1021×1019×1031")
     };
 }
 
@@ -599,8 +567,21 @@ pub const TABLES: &[Table] = &[
             tc_decode_row!(&[H200L2P29], " (swapped 128 × 16 tiles; 128 × 64 at m = 64)", "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
             tc_decode_b2b_row!(&[H200L2P29], "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
             tc_odd_row!(&[H200ODD29]),
-            tc_one_odd_row!(&[H200ODD29]),
-            tc_pitch_row!(&[H200RSB29]),
+            tc_vs_aligned_row!(
+                "bf16→bf16, one dimension odd, % of our aligned",
+                "4096²×4091 / 4096×4099×4096 / 8192²×1023",
+                &[H200ODD29],
+                "4096×4096×4091",
+                "4096×4099×4096",
+                "8192×8192×1023"
+            ),
+            tc_vs_aligned_row!(
+                "bf16→bf16, rows 16- not 128-byte apart (`B` restaged / `A`), % of our aligned",
+                "4096×4104×4096 / 4096²×4104",
+                &[H200RSB29],
+                "4096×4104×4096",
+                "4096×4096×4104"
+            ),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \

@@ -261,17 +261,21 @@ kernel! {
     }
 }
 
-fn run_store(bug: u32) -> Result<Vec<f32>, EmuError> {
-    let mut c = vec![-1.0f32; LD * DIMS[1] as usize];
-    let map = EmuTensorMap {
+/// The map of the `DIMS` f32 tensor in `c` (rows of `LD`), boxes of `BOX`.
+fn tensor_map(c: &mut [f32]) -> EmuTensorMap {
+    EmuTensorMap {
         base: c.as_mut_ptr() as u64,
-        len: (c.len() * 4) as u64,
+        len: core::mem::size_of_val(c) as u64,
         elem_bytes: 4,
         dims: DIMS,
         strides: [(LD * 4) as u64, (LD * 4 * DIMS[1] as usize) as u64],
         box_: BOX,
-    };
-    let mut maps = vec![map.encode()];
+    }
+}
+
+fn run_store(bug: u32) -> Result<Vec<f32>, EmuError> {
+    let mut c = vec![-1.0f32; LD * DIMS[1] as usize];
+    let mut maps = vec![tensor_map(&mut c).encode()];
     let m = global(&mut maps, "maps");
     launch(spec("store_box", 32, 1024), &|| unsafe { store_box(m, bug) })?;
     Ok(c)
@@ -324,15 +328,7 @@ kernel! {
 #[test]
 fn a_tma_load_must_start_on_a_16_byte_piece() {
     let mut c: Vec<f32> = (0..LD * DIMS[1] as usize).map(|i| i as f32).collect();
-    let map = EmuTensorMap {
-        base: c.as_mut_ptr() as u64,
-        len: (c.len() * 4) as u64,
-        elem_bytes: 4,
-        dims: DIMS,
-        strides: [(LD * 4) as u64, (LD * 4 * DIMS[1] as usize) as u64],
-        box_: BOX,
-    };
-    let mut maps = vec![map.encode()];
+    let mut maps = vec![tensor_map(&mut c).encode()];
     let m = global(&mut maps, "maps");
     let run = |x: u32| {
         let mut out = vec![-1.0f32];
