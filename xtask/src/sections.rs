@@ -307,9 +307,6 @@ const SWAP28: &str = "2026-11-28-h100-swap-decode";
 /// limit after the few-tile shapes, before the odd shapes, the batches,
 /// decode and the fused epilogue).
 const H200PDL28: &str = "2026-11-28-h200-pdl-full";
-/// The same build's call of selected rows: decode, the odd shapes, the
-/// few-tile shapes (run2-auto-swap/ of that folder).
-const H200PDLDEC28: &str = "2026-11-28-h200-pdl-decode";
 /// The narrow swapped tile (`128 × 16`, Auto for `m` ≤ 16) with the
 /// swapped tiles' maps promoting L2 fills by 128 bytes (the others 256):
 /// every decode row, one call (docs/benchmarks/2026-11-29-h200-decode-stages/run7/;
@@ -324,13 +321,6 @@ const H200ODD29: &str = "2026-11-29-h200-odd-classes";
 /// aligned apart staged to a 128-byte pitch: the 4104 pitches, two rounds
 /// of one call (docs/benchmarks/2026-11-29-h200-residue/run6/).
 const H200RSB29: &str = "2026-11-29-h200-restage-b";
-/// The shared-memory epilogue for every unswapped tile (a `C` TMA cannot
-/// write stored by the threads from its chunks) with both operands staged
-/// in one launch: the odd shapes
-/// (docs/benchmarks/2026-11-28-h200-thread-stores/run7-stage2/; run 5's
-/// record, `2026-11-28-h200-thread-stores`, has the same wgmma kernels
-/// with the two staging launches and the odd-shape factors).
-const H200ST228: &str = "2026-11-28-h200-stage2";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
