@@ -835,6 +835,10 @@ fn run(ctx: &Context) -> Result<()> {
         // `B`'s (restaged to a 128-byte pitch), then `A`'s.
         ((4096, 4104, 4096), (4096, 4096, 4096)),
         ((4096, 4096, 4104), (4096, 4096, 4096)),
+        // The same `B` in smaller products: restaged from 2048 rows on
+        // (`RESTAGE_B_MIN_ROWS`), read as it lies below.
+        ((2048, 4104, 4096), (2048, 4096, 4096)),
+        ((1024, 4104, 4096), (1024, 4096, 4096)),
     ];
     for (odd, aligned) in odd_shapes {
         let base = compare::<bf16, bf16>(ctx, None, "bf16→bf16", aligned, 1, false, false)?;
