@@ -243,7 +243,10 @@ pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
 /// (`ldb` 4104) ran at 61.7 % of the aligned call, on rows 128 bytes apart
 /// (`ldb` 4160) at 90.4 % (BENCHMARKS.md, "Odd `lda`: residue maps"). The
 /// copy moves `B` twice at memory speed, about `350 / m` of the product's
-/// time at tensor-core speed: a tenth or less from 2048 rows on.
+/// time at tensor-core speed: a tenth or less from 2048 rows on. At 1024
+/// rows the two are even (that `B` read as it lies 67–68 % of the aligned
+/// call, its copy about as much); restaged, 2048 and 4096 rows ran at 75 %
+/// and 78–81 %.
 pub const RESTAGE_B_MIN_ROWS: usize = 2048;
 
 /// The swapped `64 × 128` tile's throughput against the `128 × 128` one's
