@@ -85,8 +85,8 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
     }
     // A row-major `B` whose rows are 16- but not 128-byte aligned apart
     // (72 bf16: 144 bytes) in a product of at least 2048 rows (the host's
-    // RESTAGE_B_MIN_ROWS):
-    // staged to a 128-byte pitch first (one batch of two, `B` strided).
+    // RESTAGE_B_MIN_ROWS): staged to a 128-byte pitch first (one batch of
+    // two, `B` strided).
     if !tb && !tf32 {
         let case = Spec { batch: 2, beta: 0.5, ..mk(2048, 72, 40) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::restaged_b::2048x72x40", tile.name()), case, false);
