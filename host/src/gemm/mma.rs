@@ -470,6 +470,64 @@ mod tests {
         Ok(())
     }
 
+    /// The staging copy (the kernel on the emulator) copies every element
+    /// bit for bit whichever position of a 16-byte chunk a row starts at
+    /// (every leading dimension residue, batch strides moving it too, the
+    /// source exactly as long as the copy reads, so the last chunks read
+    /// element by element), zeroes the padding, rounds f32 to tf32 when
+    /// asked; alone and as the second copy of a paired launch.
+    #[test]
+    fn staging_copies_every_alignment_bit_for_bit() -> Result<()> {
+        use crate::testing::Rng;
+        use half::bf16;
+        let ctx = Context::emulator();
+        let mut rng = Rng::new(0x5ea9e);
+        fn check<T: GemmElement>(ctx: &Context, src: &[T], s: Stored, batch: usize, round: bool, bits: impl Fn(T) -> u32, staged: impl Fn(T) -> u32) -> Result<()> {
+            let d = ctx.upload(src)?;
+            let _op = ctx.op(&[], &[])?;
+            let per = TMA_PITCH / std::mem::size_of::<T>();
+            let needed = round || s.ld % per != 0 || (batch > 1 && s.stride % per != 0);
+            let Some((copy, st)) = stage(ctx, &d, s, batch, false, round)? else {
+                assert!(!needed, "{s:?} batch {batch} needs a copy");
+                return Ok(());
+            };
+            let (paired, _) = stage_both(ctx, (&d, s, false, TMA_PITCH), (&d, s, false, TMA_PITCH), batch, round)?;
+            for got in [copy.download()?, paired.expect("staged").0.download()?] {
+                assert_eq!(st.ld % (STAGED_PITCH / std::mem::size_of::<T>()), 0);
+                for b in 0..if s.stride == 0 { 1 } else { batch } {
+                    for r in 0..s.rows {
+                        for c in 0..st.ld {
+                            let want = if c < s.cols { staged(src[b * s.stride + r * s.ld + c]) } else { 0 };
+                            assert_eq!(bits(got[b * st.stride + r * st.ld + c]), want, "{s:?} batch {batch}: ({b}, {r}, {c})");
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        // (rows, cols, ld, stride, batch): every `ld` residue mod 8, `ld`
+        // aligned with an odd batch stride, one row, one column, a row of
+        // whole chunks.
+        let mut shapes: Vec<(usize, usize, usize, usize, usize)> = (0..8).map(|e| (5, 17 + e, 24 + e, 0, 1)).collect();
+        // Every way the last whole chunk can end near the source's end, in
+        // narrow rows (a thread per chunk) and in rows of 32 chunks or more
+        // (a warp per segment of a row).
+        shapes.extend((8..=24).chain(256..=264).flat_map(|cols| (cols..cols + 8).map(move |ld| (2, cols, ld, 0, 1))));
+        shapes.extend([(3, 40, 40, 123, 3), (4, 9, 11, 47, 2), (1, 1, 1, 0, 1), (7, 1, 3, 0, 1), (1, 70, 70, 71, 2), (9, 64, 65, 0, 1), (300, 200, 203, 0, 1), (67, 1000, 1001, 67 * 1001 + 5, 2), (5, 1100, 1107, 0, 1), (3, 4099, 4099, 3 * 4099 + 1, 3)]);
+        for (rows, cols, ld, stride, batch) in shapes {
+            let s = Stored { rows, cols, ld, stride };
+            let len = if stride == 0 { 0 } else { (batch - 1) * stride } + (rows - 1) * ld + cols;
+            let h: Vec<bf16> = (0..len).map(|_| bf16::from_bits(rng.next_u64() as u16)).collect();
+            check(&ctx, &h, s, batch, false, |x| x.to_bits() as u32, |x| x.to_bits() as u32)?;
+            let f: Vec<f32> = (0..len).map(|_| rng.f32() * 3.0 - 1.5).collect();
+            for round in [false, true] {
+                let tf32 = move |x: f32| if round { k::numeric::tf32_rna(x) } else { x.to_bits() };
+                check(&ctx, &f, s, batch, round, f32::to_bits, tf32)?;
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn every_kernel_is_reachable_and_valid() {
         for k in MmaKernel::ALL {

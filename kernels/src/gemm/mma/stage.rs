@@ -49,7 +49,22 @@ pub struct StageParams {
     pub round_tf32: u32,
 }
 
+/// `x`, or 1 for 0 (`Ord::max` is not `const`).
+const fn max1(x: u32) -> u32 {
+    if x == 0 { 1 } else { x }
+}
+
 impl StageParams {
+    /// Elements of the source a copy reads from its start: one past the
+    /// last element of the last matrix (0 for an empty copy). The chunked
+    /// copy's aligned reads stay below it.
+    pub const fn src_extent(&self) -> usize {
+        if self.rows == 0 || self.cols == 0 || self.batch == 0 {
+            return 0;
+        }
+        self.offsets_at(self.batch - 1, self.rows - 1, self.cols - 1).0 + 1
+    }
+
     /// Elements copied.
     pub const fn elements(&self) -> u64 {
         self.batch as u64 * self.rows as u64 * self.cols as u64
@@ -81,6 +96,39 @@ impl StageParams {
         }
     }
 
+    /// Whether the copy runs by warps ([`stage_config`]): chunked,
+    /// writing whole copied rows ([`zero_pad`](Self::zero_pad)) of at
+    /// least 32 chunks — every staged operand of 256 columns (bf16) or
+    /// more.
+    pub const fn by_warps(&self, per: u32) -> bool {
+        self.chunked(per) && self.zero_pad != 0 && self.ld_dst / per >= 32
+    }
+
+    /// Segments of [`STAGE_SEGMENT`] chunks per copied row of a copy by
+    /// warps (the last one may be shorter).
+    pub const fn segments(&self, per: u32) -> u32 {
+        (self.ld_dst / per).div_ceil(STAGE_SEGMENT)
+    }
+
+    /// Warps of a copy by warps: one per segment of every row of every
+    /// matrix.
+    pub const fn warp_items(&self, per: u32) -> u64 {
+        self.batch as u64 * self.rows as u64 * self.segments(per) as u64
+    }
+
+    /// `(matrix, row, first chunk)` of warp `w`'s segment (`w` below
+    /// [`warp_items`](Self::warp_items)): warps in row-major order over
+    /// matrices, rows and segments.
+    #[inline(always)]
+    pub const fn warp_item(&self, per: u32, w: u64) -> (u32, u32, u32) {
+        // At least 1 (`w` is below `warp_items`): no division by zero to
+        // check for; 32-bit divisions where they suffice.
+        let (segs, rows) = (max1(self.segments(per)), max1(self.rows));
+        let (line, seg) = if w <= u32::MAX as u64 { ((w as u32 / segs) as u64, w as u32 % segs) } else { (w / segs as u64, (w % segs as u64) as u32) };
+        let (b, r) = if line <= u32::MAX as u64 { (line as u32 / rows, line as u32 % rows) } else { ((line / rows as u64) as u32, (line % rows as u64) as u32) };
+        (b, r, seg * STAGE_SEGMENT)
+    }
+
     /// `(source, destination)` offsets of element `(r, c)` of matrix `b`.
     #[inline(always)]
     pub const fn offsets_at(&self, b: u32, r: u32, c: u32) -> (usize, usize) {
@@ -96,20 +144,51 @@ impl StageParams {
 /// Threads per block of the staging copy.
 pub const STAGE_THREADS: u32 = 256;
 
-/// For a chunked copy ([`StageParams::chunked`]) one thread per 16-byte
-/// chunk of a copied row (16-byte stores; the source, whose rows need not
-/// be aligned, read element by element: a warp still reads 512
-/// consecutive bytes); otherwise one thread per `(row, column)` (x along
-/// the source's rows: coalesced reads). Rows folded into z beyond the
-/// grid's y limit. `elem_bytes`: 2 or 4.
+/// 16-byte chunks each lane of a copy by warps moves, [`STAGE_CHUNKS`]
+/// · 32 = [`STAGE_SEGMENT`] per warp, all loaded before any is stored.
+/// With one chunk per thread and a thread per chunk of a copied row the
+/// copy ran at about half the memory's rate: too few bytes in flight,
+/// blocks filled unevenly by rows of 520 chunks, and each thread's
+/// 64-bit address arithmetic for one chunk.
+pub const STAGE_CHUNKS: u32 = 4;
+
+/// Chunks of one warp's segment of a row in a copy by warps.
+pub const STAGE_SEGMENT: u32 = 32 * STAGE_CHUNKS;
+
+/// Warps per block of a copy by warps.
+const STAGE_WARPS: u32 = STAGE_THREADS / 32;
+
+/// `warps` warps in blocks of [`STAGE_THREADS`] along x.
+const fn warps_launch(warps: u64) -> LaunchConfig {
+    LaunchConfig::linear(warps.div_ceil(STAGE_WARPS as u64) as u32, STAGE_THREADS)
+}
+
+/// A copy by warps ([`StageParams::by_warps`]: the staged operands of
+/// 256 columns or more) runs a warp per [`STAGE_SEGMENT`] chunks of a
+/// copied row (padding included), lane `l` moving chunks `l, l + 32, …`
+/// of it ([`stage_warp`]): one row's addresses per warp, 512 consecutive
+/// bytes per load. Other copies: for a chunked one one thread per 16-byte
+/// chunk of a copied row, otherwise one per `(row, column)` (x along the
+/// source's rows: coalesced reads), rows folded into z beyond the grid's
+/// y limit. `elem_bytes`: 2 or 4.
 pub const fn stage_config(p: &StageParams, elem_bytes: u32) -> LaunchConfig {
-    LaunchConfig::cover_2d(p.threads_per_row(16 / elem_bytes), p.rows, [STAGE_THREADS, 1]).fold_rows()
+    let per = 16 / elem_bytes;
+    if p.by_warps(per) {
+        return warps_launch(p.warp_items(per));
+    }
+    LaunchConfig::cover_2d(p.threads_per_row(per), p.rows, [STAGE_THREADS, 1]).fold_rows()
 }
 
 /// An element the staging copy moves as raw bits, `PER` to a 16-byte chunk.
 pub trait StageElem: Copy {
     /// Elements per 16-byte chunk.
     const PER: u32;
+    /// A chunk of source bits as staged: each element rounded to tf32 when
+    /// `round` (f32 only; the 16-bit types' chunks are returned as they are).
+    #[inline(always)]
+    fn staged_chunk(v: u32x4, _round: bool) -> u32x4 {
+        v
+    }
     /// The element as staged: rounded to tf32 when `round` (f32 only; the
     /// 16-bit types are never rounded).
     #[inline(always)]
@@ -151,8 +230,63 @@ impl StageElem for f32 {
         if round { f32::from_bits(cvt_rna_tf32_f32(self)) } else { self }
     }
     #[inline(always)]
+    fn staged_chunk(v: u32x4, round: bool) -> u32x4 {
+        if round { u32x4::from_array(core::array::from_fn(|i| cvt_rna_tf32_f32(f32::from_bits(v[i])))) } else { v }
+    }
+    #[inline(always)]
     fn chunk(get: impl Fn(u32) -> Option<Self>) -> u32x4 {
         u32x4::from_array(core::array::from_fn(|i| get(i as u32).map_or(0, f32::to_bits)))
+    }
+}
+
+/// Bytes `shift .. shift + 16` of the 32 bytes `hi:lo` (`lo` first in
+/// memory; `shift` below 16, a multiple of 2): the 16 bytes from a
+/// position inside one aligned chunk, out of it and the next. Two steps
+/// of word selects (by 2 words, then by 1) and one funnel shift per word
+/// (`SHF.R`), so no register array is indexed at run time.
+#[inline(always)]
+pub fn realign16(lo: u32x4, hi: u32x4, shift: u32) -> u32x4 {
+    let mut w = [lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]];
+    let words = shift / 4;
+    if words & 2 != 0 {
+        for j in 0..6 {
+            w[j] = w[j + 2];
+        }
+    }
+    if words & 1 != 0 {
+        for j in 0..5 {
+            w[j] = w[j + 1];
+        }
+    }
+    let bits = 8 * (shift % 4);
+    u32x4::from_array(core::array::from_fn(|i| ((((w[i + 1] as u64) << 32) | w[i] as u64) >> bits) as u32))
+}
+
+/// The `T::PER` source elements from `s` on as one chunk, read as the one
+/// or two 16-byte aligned chunks that hold them ([`realign16`]; the
+/// source starts 16-byte aligned): two vector loads where `PER` element
+/// loads were, so a warp issues a quarter of the loads. `None` where the
+/// second aligned chunk would reach `extent` ([`StageParams::src_extent`]),
+/// the end of what the copy may read: the caller reads element by element.
+///
+/// # Safety
+/// The source holds `extent` elements and starts 16-byte aligned; `s +
+/// T::PER <= extent`.
+#[inline(always)]
+unsafe fn read_chunk<T: StageElem>(src: Global<T>, s: usize, extent: usize) -> Option<u32x4> {
+    let per = T::PER as usize;
+    let sh = s % per;
+    let lo = s - sh;
+    // SAFETY: `lo .. lo + per` (and `.. lo + 2 per` when read) lie below
+    // `extent`, and `lo` is a multiple of 16 bytes from the start.
+    unsafe {
+        if sh == 0 {
+            return Some(src.read_vec::<u32x4>(lo));
+        }
+        if lo + 2 * per > extent {
+            return None;
+        }
+        Some(realign16(src.read_vec::<u32x4>(lo), src.read_vec::<u32x4>(lo + per), (sh * size_of::<T>()) as u32))
     }
 }
 
@@ -162,10 +296,78 @@ impl StageElem for f32 {
 ///
 /// # Safety
 /// The buffers hold every element `p` reaches; a chunked copy's
-/// destination starts 16-byte aligned.
+/// destination and source start 16-byte aligned (every buffer does).
 #[inline(always)]
 unsafe fn stage_body<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParams) {
-    unsafe { stage_at(src, dst, p, global_x(), global_row()) }
+    unsafe {
+        if p.by_warps(T::PER) {
+            stage_warp(src, dst, p, global_warp())
+        } else {
+            stage_at(src, dst, p, global_x(), global_row())
+        }
+    }
+}
+
+/// This warp's global index (blocks of [`STAGE_WARPS`] warps along x).
+#[inline(always)]
+fn global_warp() -> u64 {
+    block_idx_x() as u64 * STAGE_WARPS as u64 + (thread_idx_x() / 32) as u64
+}
+
+/// Warp `w`'s segment of a copy by warps ([`stage_config`]): this lane's
+/// [`STAGE_CHUNKS`] chunks, 32 apart, each read as [`chunk_at`] reads it,
+/// then all stored (16-byte stores).
+///
+/// # Safety
+/// As for [`stage_body`]; `p` is a copy by warps.
+#[inline(always)]
+unsafe fn stage_warp<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParams, w: u64) {
+    if w >= p.warp_items(T::PER) {
+        return;
+    }
+    let (b, r, first) = p.warp_item(T::PER, w);
+    let (round, extent, chunks) = (p.round_tf32 != 0, p.src_extent(), p.ld_dst / T::PER);
+    // The row's first element in the source and in the copy.
+    let (s0, d0) = p.offsets_at(b, r, 0);
+    const N: usize = STAGE_CHUNKS as usize;
+    let mut v = [u32x4::splat(0); N];
+    let lane = thread_idx_x() % 32;
+    for (j, v) in v.iter_mut().enumerate() {
+        let chunk = first + lane + 32 * j as u32;
+        if chunk < chunks {
+            let c0 = chunk * T::PER;
+            let n = if c0 + T::PER <= p.cols { T::PER } else { p.cols.saturating_sub(c0) };
+            // SAFETY: `n` elements from there are inside the source row.
+            *v = unsafe { chunk_at::<T>(src, s0 + c0 as usize, n, extent, round) };
+        }
+    }
+    for (j, v) in v.iter().enumerate() {
+        let chunk = first + lane + 32 * j as u32;
+        if chunk < chunks {
+            // SAFETY: a chunk of the copied row (16-byte aligned: `chunked`).
+            unsafe { dst.write_vec::<u32x4>(d0 + (chunk * T::PER) as usize, *v) };
+        }
+    }
+}
+
+/// The chunk of a copy whose source elements start at `s`: its `n`
+/// elements (fewer than `T::PER` at the end of a row, 0 in the padding)
+/// as staged, zeros after them. A whole chunk is read as [`read_chunk`]
+/// reads it where it can, otherwise element by element.
+///
+/// # Safety
+/// Elements `s .. s + n` are inside the source, which holds `extent`
+/// elements ([`StageParams::src_extent`]) and starts 16-byte aligned.
+#[inline(always)]
+unsafe fn chunk_at<T: StageElem>(src: Global<T>, s: usize, n: u32, extent: usize, round: bool) -> u32x4 {
+    unsafe {
+        if n == T::PER
+            && let Some(v) = read_chunk(src, s, extent)
+        {
+            return T::staged_chunk(v, round);
+        }
+        T::chunk(|e| if e < n { Some(src.read(s + e as usize).staged(round)) } else { None })
+    }
 }
 
 /// Two plain staging copies in one launch ([`stage2_config`]): the grid's
@@ -181,21 +383,44 @@ pub struct Stage2Params {
     pub b: StageParams,
 }
 
-/// The launch of [`Stage2Params`]: as [`stage_config`] over the wider of
-/// the two copies' rows and both copies' rows.
+impl Stage2Params {
+    /// Whether both copies run by warps ([`StageParams::by_warps`]).
+    pub const fn by_warps(&self, per: u32) -> bool {
+        self.a.by_warps(per) && self.b.by_warps(per)
+    }
+}
+
+/// The launch of [`Stage2Params`]: two copies by warps as [`stage_config`]
+/// over both copies' warps (`a`'s first); otherwise over the wider of the
+/// two copies' rows and both copies' rows.
 pub const fn stage2_config(p: &Stage2Params, elem_bytes: u32) -> LaunchConfig {
     let per = 16 / elem_bytes;
+    if p.by_warps(per) {
+        return warps_launch(p.a.warp_items(per) + p.b.warp_items(per));
+    }
     let (xa, xb) = (p.a.threads_per_row(per), p.b.threads_per_row(per));
     LaunchConfig::cover_2d(if xa > xb { xa } else { xb }, p.a.rows + p.b.rows, [STAGE_THREADS, 1]).fold_rows()
 }
 
-/// [`Stage2Params`]' copies: row `r` of the grid copies row `r` of `a` or
-/// row `r - a.rows` of `b`.
+/// [`Stage2Params`]' copies: by warps, warp `w` copies `a`'s segment `w`
+/// or `b`'s segment `w - a`'s warps; otherwise grid row `r` copies row `r`
+/// of `a` or row `r - a.rows` of `b`.
 ///
 /// # Safety
 /// As for [`stage_body`], for both copies.
 #[inline(always)]
 unsafe fn stage2_body<T: StageElem>((src_a, dst_a): (Global<T>, Global<T>), (src_b, dst_b): (Global<T>, Global<T>), p: Stage2Params) {
+    if p.by_warps(T::PER) {
+        let (w, wa) = (global_warp(), p.a.warp_items(T::PER));
+        unsafe {
+            if w < wa {
+                stage_warp(src_a, dst_a, p.a, w)
+            } else {
+                stage_warp(src_b, dst_b, p.b, w - wa)
+            }
+        }
+        return;
+    }
     let (x, r) = (global_x(), global_row());
     unsafe {
         if r < p.a.rows {
@@ -225,13 +450,13 @@ unsafe fn stage_at<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParams,
     }
     let c0 = x * T::PER;
     let n = if c0 + T::PER <= p.cols { T::PER } else { p.cols.saturating_sub(c0) };
+    let extent = p.src_extent();
     for b in 0..p.batch {
         // `s` is read only at columns inside the matrix.
         let (s, d) = p.offsets_at(b, r, c0);
         unsafe {
             if n == T::PER || p.zero_pad != 0 {
-                let v = T::chunk(|e| if e < n { Some(src.read(s + e as usize).staged(round)) } else { None });
-                dst.write_vec::<u32x4>(d, v);
+                dst.write_vec::<u32x4>(d, chunk_at::<T>(src, s, n, extent, round));
             } else {
                 for e in 0..n {
                     dst.write(d + e as usize, src.read(s + e as usize).staged(round));
@@ -432,7 +657,22 @@ kernel! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::collections::HashSet;
+
+    proptest! {
+        /// [`realign16`] returns the 16 bytes from `shift` on of the 32
+        /// bytes `hi:lo` (memory order, little-endian words), for every
+        /// even shift below 16.
+        #[test]
+        fn realign16_is_the_byte_window(bytes in prop::array::uniform32(any::<u8>()), half in 0u32..8) {
+            let word = |i: usize| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
+            let (lo, hi) = (u32x4::from_array(core::array::from_fn(word)), u32x4::from_array(core::array::from_fn(|i| word(i + 4))));
+            let shift = 2 * half;
+            let got: std::vec::Vec<u8> = realign16(lo, hi, shift).to_array().iter().flat_map(|w| w.to_le_bytes()).collect();
+            prop_assert_eq!(&got[..], &bytes[shift as usize..shift as usize + 16]);
+        }
+    }
 
     /// The transposing copy's steps read every element of a tile once and
     /// write every element once; the write of source `(row, col)` lands
@@ -466,6 +706,40 @@ mod tests {
         }
         assert_eq!(read.len() as u32, STAGE_T_TILE * STAGE_T_TILE);
         assert_eq!(read, written);
+    }
+
+    proptest! {
+        /// A copy by warps reaches every chunk of every row of every
+        /// matrix exactly once, in bounds: each warp's segment
+        /// ([`StageParams::warp_item`]) and its lanes' chunks, over the
+        /// launch's warps, alone and as the second copy of a pair.
+        #[test]
+        fn a_copy_by_warps_reaches_every_chunk_once(rows in 1u32..40, pitches in 4u32..40, batch in 1u32..4, per in prop::sample::select(std::vec![4u32, 8])) {
+            let ld_dst = pitches * 64;
+            let p = StageParams { rows, cols: ld_dst - 3, ld_src: ld_dst - 1, ld_dst, batch, transpose: 0, stride_src: 0, stride_dst: (rows * ld_dst) as u64, zero_pad: 1, round_tf32: 0 };
+            prop_assert!(p.by_warps(per));
+            let chunks = ld_dst / per;
+            let pair = Stage2Params { a: StageParams { rows: 3, ..p }, b: p };
+            for (c, skip) in [(stage_config(&p, 16 / per), 0), (stage2_config(&pair, 16 / per), pair.a.warp_items(per))] {
+                prop_assert_eq!((c.grid[1], c.grid[2], c.block), (1, 1, [STAGE_THREADS, 1, 1]));
+                let warps = c.grid[0] as u64 * STAGE_WARPS as u64;
+                prop_assert!(warps >= skip + p.warp_items(per) && warps < skip + p.warp_items(per) + STAGE_WARPS as u64);
+                let mut seen = HashSet::new();
+                for w in 0..p.warp_items(per) {
+                    let (b, r, first) = p.warp_item(per, w);
+                    prop_assert!(b < batch && r < rows && first % STAGE_SEGMENT == 0);
+                    for lane in 0..32 {
+                        for j in 0..STAGE_CHUNKS {
+                            let chunk = first + lane + 32 * j;
+                            if chunk < chunks {
+                                prop_assert!(seen.insert((b, r, chunk)));
+                            }
+                        }
+                    }
+                }
+                prop_assert_eq!(seen.len() as u64, (batch * rows * chunks) as u64);
+            }
+        }
     }
 
     /// The launch covers every tile once and its shared tile holds the
