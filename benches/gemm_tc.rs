@@ -448,16 +448,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     // launch enqueued, not run), median of 100 calls issued without waiting,
     // against cuBLAS's.
     if !splits_only {
-        let host = |f: &mut dyn FnMut() -> Result<()>| -> Result<Duration> {
-            let mut t = Vec::with_capacity(100);
-            for _ in 0..100 {
-                let t0 = std::time::Instant::now();
-                f()?;
-                t.push(t0.elapsed());
-            }
-            ctx.synchronize()?;
-            Ok(median(&mut t))
-        };
+        let host = |f: &mut dyn FnMut() -> Result<()>| host_time(ctx, f);
         let ours = host(&mut || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
         let theirs = match blas {
             Some(h) => format!("{:.1} µs", host(&mut || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?.as_secs_f64() * 1e6),
@@ -479,6 +470,19 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         );
     }
     Ok(())
+}
+
+/// How long `f` takes to return (its launches enqueued, not run): the
+/// median of 100 calls issued without waiting.
+fn host_time(ctx: &Context, f: &mut dyn FnMut() -> Result<()>) -> Result<Duration> {
+    let mut t = Vec::with_capacity(100);
+    for _ in 0..100 {
+        let t0 = std::time::Instant::now();
+        f()?;
+        t.push(t0.elapsed());
+    }
+    ctx.synchronize()?;
+    Ok(median(&mut t))
 }
 
 /// The row-pitch sweep (`FERROTILE_BENCH_PITCH=1`): 4096³ with `A`, `B`
@@ -852,6 +856,23 @@ fn run(ctx: &Context) -> Result<()> {
             let scale = (odd.0 * odd.1 * odd.2) as f64 / (aligned.0 * aligned.1 * aligned.2) as f64;
             let ceiling = Duration::from_secs_f64(base.as_secs_f64() * scale);
             row("bf16→bf16", &format!("{}×{}×{}", odd.0, odd.1, odd.2), "auto (vs aligned)", t, 2.0 * (odd.0 * odd.1 * odd.2) as f64, Some(ceiling), Some(e), bf16::tol());
+            // The host's share: the staging copies' buffers and launches
+            // before the product's.
+            let odd_host = host_time(ctx, &mut || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
+            let ga = Gemm::new(aligned.0, aligned.1, aligned.2);
+            let mut oa = operands::<bf16, bf16>(ctx, &ga, aligned.1, 4)?;
+            let aligned_host = host_time(ctx, &mut || ga.run(ctx, &oa.da, &oa.db, &mut oa.dc))?;
+            println!(
+                "(host time of one call, median of 100 issued without waiting: {}×{}×{} {:.1} µs, {}×{}×{} {:.1} µs)",
+                odd.0,
+                odd.1,
+                odd.2,
+                odd_host.as_secs_f64() * 1e6,
+                aligned.0,
+                aligned.1,
+                aligned.2,
+                aligned_host.as_secs_f64() * 1e6
+            );
             // Where the odd shape's time goes: the same product with
             // operands whose rows start 16-byte aligned (no staging pass),
             // rows padded to 16 or to 128 bytes, `C`'s rows padded or
