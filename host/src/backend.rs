@@ -236,9 +236,11 @@ pub(crate) enum Inner {
 /// Each handle (the context's own, and each of [`Context::on`]) keeps what
 /// its calls would otherwise upload or allocate again: the argument blocks
 /// of its last 8 tensor-core calls (their TMA tensor maps, a few hundred
-/// bytes each) and its largest split-K workspace up to 64 MiB. Both go
-/// with the handle; [`Context::release_cached_memory`] drops the
-/// workspace at once.
+/// bytes each), its largest split-K workspace up to 64 MiB, and the two
+/// largest buffers (up to 64 MiB each) its last calls staged operands
+/// into (tensor-core operands whose rows are not 16-byte aligned). They
+/// go with the handle; [`Context::release_cached_memory`] drops the
+/// workspace and the staging buffers at once.
 pub struct Context {
     pub(crate) inner: Arc<Inner>,
     /// The stream this handle enqueues on ([`Context::on`]); `None`: the
@@ -253,6 +255,59 @@ pub struct Context {
     /// The f32 workspace this handle's last split-K launch used
     /// ([`Context::workspace`]).
     workspace: Mutex<Option<Buffer<f32>>>,
+    /// Staging buffers (`Buffer<T>` of any element type) this handle's
+    /// last calls used ([`Context::scratch`]).
+    scratch: Mutex<Vec<Box<dyn std::any::Any + Send + Sync>>>,
+}
+
+/// Staging buffers a handle keeps between calls ([`Context::scratch`]):
+/// a product stages at most two operands.
+const SCRATCH_KEPT: usize = 2;
+
+/// The largest staging buffer a handle keeps, in bytes (64 MiB).
+const SCRATCH_KEPT_BYTES: usize = 64 << 20;
+
+/// A handle's staging buffer while one operation uses it
+/// ([`Context::scratch`]): back to the handle when dropped (kept if it is
+/// at most [`SCRATCH_KEPT_BYTES`] and the handle holds fewer than
+/// [`SCRATCH_KEPT`], or a smaller one it then lets go).
+pub(crate) struct Scratch<'a, T: Element> {
+    ctx: &'a Context,
+    buf: Option<Buffer<T>>,
+}
+
+impl<T: Element> std::ops::Deref for Scratch<'_, T> {
+    type Target = Buffer<T>;
+    fn deref(&self) -> &Buffer<T> {
+        self.buf.as_ref().expect("a staging buffer is held until dropped")
+    }
+}
+
+impl<T: Element> std::ops::DerefMut for Scratch<'_, T> {
+    fn deref_mut(&mut self) -> &mut Buffer<T> {
+        self.buf.as_mut().expect("a staging buffer is held until dropped")
+    }
+}
+
+impl<T: Element> Drop for Scratch<'_, T> {
+    fn drop(&mut self) {
+        let Some(buf) = self.buf.take() else { return };
+        let bytes = |b: &Buffer<T>| b.len() * std::mem::size_of::<T>();
+        if bytes(&buf) > SCRATCH_KEPT_BYTES {
+            return;
+        }
+        let mut kept = self.ctx.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= SCRATCH_KEPT {
+            // Let the smallest kept buffer of this type go for a larger one;
+            // keep the others (another type's, or larger).
+            let smallest = kept.iter().enumerate().filter_map(|(i, b)| b.downcast_ref::<Buffer<T>>().map(|b| (bytes(b), i))).min();
+            match smallest {
+                Some((size, i)) if size < bytes(&buf) => drop(kept.swap_remove(i)),
+                _ => return,
+            }
+        }
+        kept.push(Box::new(buf));
+    }
 }
 
 /// Argument blocks a handle keeps uploaded ([`Context::upload_cached`]).
@@ -423,18 +478,20 @@ impl Context {
             launches: Arc::new(AtomicU64::new(0)),
             uploads: Mutex::new(Vec::new()),
             workspace: Mutex::new(None),
+            scratch: Mutex::new(Vec::new()),
         })
     }
 
     /// Returns the device memory that freed buffers left in the device's
     /// memory pool to the driver (see [`Context::cuda`]: the pool keeps it
-    /// for later allocations), after dropping the split-K workspace this
-    /// handle keeps between calls. Waits for this handle's stream first. A
+    /// for later allocations), after dropping the split-K workspace and the
+    /// staging buffers this handle keeps between calls. Waits for this handle's stream first. A
     /// no-op on the emulator but for the workspace.
     pub fn release_cached_memory(&self) -> Result<()> {
         // This handle's kept workspace goes back to the pool first (freed on
         // its stream, after the launches that used it).
         self.workspace.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner()).clear();
         match &*self.inner {
             Inner::Cuda(c) => {
                 self.synchronize()?;
@@ -449,12 +506,12 @@ impl Context {
 
     /// The CPU emulator backend: always available.
     pub fn emulator() -> Context {
-        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)), uploads: Mutex::new(Vec::new()), workspace: Mutex::new(None) }
+        Context { inner: Arc::new(Inner::Emulator), stream: None, launches: Arc::new(AtomicU64::new(0)), uploads: Mutex::new(Vec::new()), workspace: Mutex::new(None), scratch: Mutex::new(Vec::new()) }
     }
 
     /// A handle of this context on `stream` (`None`: the default stream).
     pub(crate) fn with_stream(&self, stream: Option<Arc<CudaStream>>) -> Context {
-        Context { inner: self.inner.clone(), stream, launches: self.launches.clone(), uploads: Mutex::new(Vec::new()), workspace: Mutex::new(None) }
+        Context { inner: self.inner.clone(), stream, launches: self.launches.clone(), uploads: Mutex::new(Vec::new()), workspace: Mutex::new(None), scratch: Mutex::new(Vec::new()) }
     }
 
     /// The stream this handle enqueues on.
@@ -601,6 +658,36 @@ impl Context {
             None => self.alloc_unzeroed(len)?,
         };
         Ok(Workspace { ctx: self, buf: Some(buf) })
+    }
+
+    /// A staging buffer of at least `len` elements for one operation: the
+    /// smallest such buffer this handle kept from its earlier calls, or a
+    /// new one ([`Context::alloc_unzeroed`]: the operation writes every
+    /// element it reads, on this handle's stream, before reading it). It
+    /// goes back to the handle when dropped ([`Scratch`]), after the
+    /// operation's launches are enqueued: the next user's launches follow
+    /// them on the stream. A call needs no allocation when its staged
+    /// operands' shapes repeat, and its operands' tensor maps (cached by
+    /// address) stay valid.
+    pub(crate) fn scratch<T: Element>(&self, len: usize) -> Result<Scratch<'_, T>> {
+        let kept = {
+            let mut kept = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+            let best = kept.iter().enumerate().filter_map(|(i, b)| b.downcast_ref::<Buffer<T>>().filter(|b| b.len() >= len).map(|b| (b.len(), i))).min();
+            best.map(|(_, i)| kept.swap_remove(i))
+        };
+        let buf = match kept.map(|b| b.downcast::<Buffer<T>>()) {
+            Some(Ok(b)) => *b,
+            _ => self.alloc_unzeroed(len)?,
+        };
+        Ok(Scratch { ctx: self, buf: Some(buf) })
+    }
+
+    /// A new zero-filled staging buffer of `len` elements ([`Context::alloc`]),
+    /// for an operation that reads elements it does not write; kept on
+    /// drop as [`Context::scratch`]'s are (for operations that write every
+    /// element they read).
+    pub(crate) fn scratch_zeroed<T: Element>(&self, len: usize) -> Result<Scratch<'_, T>> {
+        Ok(Scratch { ctx: self, buf: Some(self.alloc(len)?) })
     }
 
     /// A buffer of `len` elements, zero-filled.
@@ -1224,6 +1311,43 @@ mod tests {
         assert_ne!(other.workspace(1).unwrap().device_ptr(), long_at);
         ctx.release_cached_memory().unwrap();
         assert!(ctx.workspace.lock().unwrap().is_none(), "release_cached_memory kept the workspace");
+    }
+
+    #[test]
+    fn staging_buffers_are_lent_once_and_the_two_largest_kept_by_type() {
+        use half::bf16;
+        let ctx = Context::emulator();
+        let (a, b) = (ctx.scratch::<bf16>(100).unwrap(), ctx.scratch::<bf16>(100).unwrap());
+        let (a_at, b_at) = (a.device_ptr(), b.device_ptr());
+        assert_ne!(a_at, b_at, "a lent staging buffer was lent again");
+        assert!(a.len() >= 100);
+        drop((a, b));
+        // Both kept; the smallest that holds the length is lent, and not
+        // to another element type.
+        let c = ctx.scratch::<bf16>(50).unwrap();
+        assert!([a_at, b_at].contains(&c.device_ptr()), "a kept staging buffer was not lent again");
+        let f = ctx.scratch::<f32>(10).unwrap();
+        assert!(![a_at, b_at].contains(&f.device_ptr()), "a bf16 buffer was lent as f32");
+        drop(f);
+        // Two kept now (the other bf16 one and the f32 one): `c`, no longer
+        // than the kept bf16 one, is not kept; a longer one replaces it...
+        let longer = ctx.scratch::<bf16>(1000).unwrap();
+        let long_at = longer.device_ptr();
+        drop(c);
+        drop(longer);
+        assert_eq!(ctx.scratch::<bf16>(500).unwrap().device_ptr(), long_at);
+        // ... while a shorter one is not kept in its place.
+        drop(ctx.scratch_zeroed::<bf16>(7).unwrap());
+        assert_eq!(ctx.scratch.lock().unwrap().len(), SCRATCH_KEPT);
+        assert_eq!(ctx.scratch::<bf16>(1).unwrap().device_ptr(), long_at, "a shorter buffer displaced a longer one");
+        // Beyond the kept size: allocated for the call, not kept.
+        let huge = ctx.scratch::<u8>(SCRATCH_KEPT_BYTES + 1).unwrap();
+        drop(huge);
+        assert!(ctx.scratch.lock().unwrap().iter().all(|b| !b.is::<Buffer<u8>>()), "a buffer past the limit was kept");
+        // Another handle keeps its own; releasing the cached memory drops them.
+        assert_ne!(ctx.with_stream(None).scratch::<bf16>(1).unwrap().device_ptr(), long_at);
+        ctx.release_cached_memory().unwrap();
+        assert!(ctx.scratch.lock().unwrap().is_empty(), "release_cached_memory kept a staging buffer");
     }
 
     #[test]

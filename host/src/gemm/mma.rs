@@ -8,6 +8,7 @@ use ferrotile_kernels as k;
 use k::gemm::mma::{Dt, MmaKernel, MmaParams, StageParams, BF16, F16_KIND, F32};
 
 use super::{Activation, GemmElement, GemmParams, Problem};
+use crate::backend::Scratch;
 use crate::launch::At;
 use crate::{Buffer, Context, Error, LaunchConfig, Result};
 
@@ -314,14 +315,15 @@ pub const TMA_PITCH: usize = 16;
 /// matrix's transpose, through shared-memory tiles). A batch stride of 0
 /// (one matrix shared by the batch) stays 0. The copy's rows are
 /// [`STAGED_PITCH`] bytes apart or a multiple of it.
-pub(super) fn stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Option<(Buffer<T>, Stored)>> {
+pub(super) fn stage<'c, T: GemmElement>(ctx: &'c Context, src: &Buffer<T>, s: Stored, batch: usize, transpose: bool, round_tf32: bool) -> Result<Staged<'c, T>> {
     let Some(st) = staging::<T>(ctx, s, batch, transpose, round_tf32, TMA_PITCH)? else { return Ok(None) };
     launch_stage(ctx, src, &st)?;
     Ok(Some((st.dst, st.stored)))
 }
 
-/// What [`stage`] returns: the copy and its layout, or `None`.
-pub(super) type Staged<T> = Option<(Buffer<T>, Stored)>;
+/// What [`stage`] returns: the copy (a staging buffer of the handle,
+/// [`Context::scratch`]) and its layout, or `None`.
+pub(super) type Staged<'c, T> = Option<(Scratch<'c, T>, Stored)>;
 
 /// Both operands of a product (`(buffer, layout, transpose, pitch)`)
 /// staged as [`stage`] stages each — and also where their rows are not a
@@ -330,7 +332,14 @@ pub(super) type Staged<T> = Option<(Buffer<T>, Stored)>;
 /// copy) —, in one launch when both need a plain copy
 /// ([`k::gemm::mma::gemm_stage2_bf16`] and its twins): at small sizes a
 /// launch costs more than its copy.
-pub(super) fn stage_both<T: GemmElement>(ctx: &Context, a: (&Buffer<T>, Stored, bool, usize), b: (&Buffer<T>, Stored, bool, usize), batch: usize, round_tf32: bool) -> Result<(Staged<T>, Staged<T>)> {
+#[allow(clippy::type_complexity)]
+pub(super) fn stage_both<'c, T: GemmElement>(
+    ctx: &'c Context,
+    a: (&Buffer<T>, Stored, bool, usize),
+    b: (&Buffer<T>, Stored, bool, usize),
+    batch: usize,
+    round_tf32: bool,
+) -> Result<(Staged<'c, T>, Staged<'c, T>)> {
     let sa = staging(ctx, a.1, batch, a.2, round_tf32, a.3)?;
     let sb = staging(ctx, b.1, batch, b.2, round_tf32, b.3)?;
     // One launch's rows are both copies' rows (counted in 32 bits).
@@ -350,8 +359,8 @@ pub(super) fn stage_both<T: GemmElement>(ctx: &Context, a: (&Buffer<T>, Stored, 
 
 /// A staging copy [`stage`] will make: its buffer, its layout and the
 /// copy's parameters.
-struct Staging<T: GemmElement> {
-    dst: Buffer<T>,
+struct Staging<'c, T: GemmElement> {
+    dst: Scratch<'c, T>,
     stored: Stored,
     params: StageParams,
 }
@@ -360,7 +369,7 @@ struct Staging<T: GemmElement> {
 /// allocated), or `None` when the operand needs none: its rows a multiple
 /// of `pitch` bytes apart (and its matrices of 16), not transposed, not
 /// rounded.
-fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bool, round_tf32: bool, pitch: usize) -> Result<Option<Staging<T>>> {
+fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bool, round_tf32: bool, pitch: usize) -> Result<Option<Staging<'_, T>>> {
     let align = TMA_PITCH / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
     let round_tf32 = round_tf32 && T::KIND == F32;
@@ -374,7 +383,7 @@ fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bo
     // A plain copy writes every element, padding included (`zero_pad`):
     // no clearing first. The transposed copy writes only the matrix.
     let len = matrices * rows * ld;
-    let dst = if transpose { ctx.alloc::<T>(len)? } else { ctx.alloc_unzeroed::<T>(len)? };
+    let dst = if transpose { ctx.scratch_zeroed::<T>(len)? } else { ctx.scratch::<T>(len)? };
     let params = StageParams {
         rows: s.rows as u32,
         cols: s.cols as u32,
@@ -391,10 +400,10 @@ fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bo
 }
 
 /// The launch of one staging copy.
-fn launch_stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, st: &Staging<T>) -> Result<()> {
+fn launch_stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, st: &Staging<'_, T>) -> Result<()> {
     let sp = st.params;
     let cfg = k::gemm::mma::stage_config(&sp, std::mem::size_of::<T>() as u32);
-    let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &st.dst);
+    let (src_any, dst_any): (&dyn Any, &dyn Any) = (src, &*st.dst);
     match T::KIND {
         BF16 => {
             let (from, to) = (typed::<half::bf16>(src_any, "a")?, typed::<half::bf16>(dst_any, "a")?);
@@ -416,10 +425,10 @@ fn launch_stage<T: GemmElement>(ctx: &Context, src: &Buffer<T>, st: &Staging<T>)
 }
 
 /// The launch of two plain staging copies at once.
-fn launch_stage2<T: GemmElement>(ctx: &Context, (src_a, a): (&Buffer<T>, &Staging<T>), (src_b, b): (&Buffer<T>, &Staging<T>)) -> Result<()> {
+fn launch_stage2<T: GemmElement>(ctx: &Context, (src_a, a): (&Buffer<T>, &Staging<'_, T>), (src_b, b): (&Buffer<T>, &Staging<'_, T>)) -> Result<()> {
     let sp = k::gemm::mma::Stage2Params { a: a.params, b: b.params };
     let cfg = k::gemm::mma::stage2_config(&sp, std::mem::size_of::<T>() as u32);
-    let bufs: [&dyn Any; 4] = [src_a, &a.dst, src_b, &b.dst];
+    let bufs: [&dyn Any; 4] = [src_a, &*a.dst, src_b, &*b.dst];
     macro_rules! two {
         ($t:ty, $kernel:ident) => {{
             let [sa, da, sb, db] = [typed::<$t>(bufs[0], "a")?, typed::<$t>(bufs[1], "a")?, typed::<$t>(bufs[2], "b")?, typed::<$t>(bufs[3], "b")?];
@@ -448,8 +457,10 @@ mod tests {
         let ctx = Context::emulator();
         let mut rng = Rng::new(0x57a9e2);
         // Both staged (`k` odd: `A`'s rows, `n` odd: `B`'s), `A` alone, `B`
-        // alone, neither.
-        for ((m, n, k), staging) in [((33, 41, 31), 1), ((33, 40, 31), 1), ((33, 41, 32), 1), ((32, 40, 32), 0)] {
+        // alone, neither; a larger product first, so that the smaller ones
+        // stage into the handle's kept, longer buffers (`Context::scratch`)
+        // holding its values.
+        for ((m, n, k), staging) in [((70, 91, 77), 1), ((33, 41, 31), 1), ((33, 40, 31), 1), ((33, 41, 32), 1), ((32, 40, 32), 0)] {
             for variant in [GemmVariant::Mma(MmaTile::B128x128), GemmVariant::Wgmma(crate::gemm::WgmmaTile::B128x128)] {
                 let a: Vec<bf16> = (0..m * k).map(|_| bf16::from_f32((rng.f32() * 4.0).floor())).collect();
                 let b: Vec<bf16> = (0..k * n).map(|_| bf16::from_f32((rng.f32() * 4.0).floor())).collect();

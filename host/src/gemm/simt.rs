@@ -197,7 +197,7 @@ fn run_at(
 /// (one matrix, or one shared by the batch) whose copy has rows of a
 /// multiple of 4 goes through the transpose kernels (full bandwidth), any
 /// other through the elementwise staging copy.
-fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, transpose: bool) -> Result<Option<(Buffer<f32>, Stored)>> {
+fn stage_operand<'c>(ctx: &'c Context, src: &Buffer<f32>, s: Stored, batch: usize, transpose: bool) -> Result<super::mma::Staged<'c, f32>> {
     use crate::transpose::TransposeVariant;
     let one = batch == 1 || s.stride == 0;
     if transpose && one && s.ld == s.cols && s.rows % 4 == 0 {
@@ -205,8 +205,9 @@ fn stage_operand(ctx: &Context, src: &Buffer<f32>, s: Stored, batch: usize, tran
         let (nx, ny) = (s.cols, s.rows);
         let v = TransposeVariant::fastest_for(nx, ny);
         if v != TransposeVariant::Copy {
-            // Every element is written by the transpose: no clearing.
-            let mut dst = ctx.alloc_unzeroed::<f32>(nx * ny)?;
+            // Every element is written by the transpose: no clearing (a
+            // kept staging buffer may be longer; the rest is not read).
+            let mut dst = ctx.scratch::<f32>(nx * ny)?;
             crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
             return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
         }
@@ -441,7 +442,7 @@ pub(super) fn run_any(
                 round_tf32: 0,
             };
             let cfg = k::gemm::mma::stage_config(&sp, 4);
-            launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &packed, c, sp)
+            launch!(ctx, k::gemm::mma::gemm_stage_f32, cfg, &*packed, c, sp)
         }
     }
 }
