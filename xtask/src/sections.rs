@@ -313,14 +313,11 @@ const H200PDL28: &str = "2026-11-28-h200-pdl-full";
 /// the narrow tile's first runs, 256-byte promotion:
 /// `2026-11-29-h200-narrow-decode`, docs/benchmarks/2026-11-29-h200-decode/).
 const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
-/// The odd shapes on an H200 with one dimension odd at a time beside the
-/// all-odd ones (the committed kernels, staging what TMA cannot address),
-/// two rounds of one call (docs/benchmarks/2026-11-29-h200-residue/run3/).
-const H200ODD29: &str = "2026-11-29-h200-odd-classes";
-/// A row-major `B` of a large product with rows 16- but not 128-byte
-/// aligned apart staged to a 128-byte pitch: the 4104 pitches, two rounds
-/// of one call (docs/benchmarks/2026-11-29-h200-residue/run6/).
-const H200RSB29: &str = "2026-11-29-h200-restage-b";
+/// The odd shapes with the staging copy by warps and the handle's kept
+/// staging buffers: two rounds of one call in turn with the builds before
+/// them (docs/benchmarks/2026-11-29-h200-staging/run5/, the `new3` build),
+/// and two rounds of the other odd shapes and pitches (run6/).
+const H200STG29: &str = "2026-11-29-h200-staging";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -556,11 +553,11 @@ pub const TABLES: &[Table] = &[
             tc_row!("bf16→bf16", "1024×2048×1024, 2048×1024×512, 512×2048², 1024²×8192", "bf16→bf16", FEW, &[H200PDL28]),
             tc_decode_row!(&[H200L2P29], " (swapped 128 × 16 tiles; 128 × 64 at m = 64)", "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
             tc_decode_b2b_row!(&[H200L2P29], "1×8192², 16×8192², 64×14336×4096, 64×8192²"),
-            tc_odd_row!(&[H200ODD29]),
+            tc_odd_row!(&[H200STG29]),
             tc_vs_aligned_row!(
                 "bf16→bf16, one dimension odd, % of our aligned",
                 "4096²×4091 / 4096×4099×4096 / 8192²×1023",
-                &[H200ODD29],
+                &[H200STG29],
                 "4096×4096×4091",
                 "4096×4099×4096",
                 "8192×8192×1023"
@@ -568,7 +565,7 @@ pub const TABLES: &[Table] = &[
             tc_vs_aligned_row!(
                 "bf16→bf16, rows 16- not 128-byte apart (`B` restaged / `A`), % of our aligned",
                 "4096×4104×4096 / 4096²×4104",
-                &[H200RSB29],
+                &[H200STG29],
                 "4096×4104×4096",
                 "4096×4096×4104"
             ),
@@ -578,7 +575,8 @@ pub const TABLES: &[Table] = &[
                split-K workspace and the swapped tile for few tiles (2026-11-28): the GEMM rows from one call of the whole \
                bench (cut before the odd shapes), the decode rows from the build with the narrow swapped tile for `m` ≤ 16 \
                and the swapped tiles' maps promoting L2 fills by 128 bytes (2026-11-29, one call); the odd-shape rows from two rounds of one call \
-               of the committed kernels and the pitch row from the build that restages such a `B` (2026-11-29, \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
+               of the build with the staging copy by warps and the handle's kept staging buffers, the pitch row from two rounds of another \
+               call of it (2026-11-29, \"Staging: a copy by warps, kept buffers\"; `B` restaged since \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
                and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
