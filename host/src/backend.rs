@@ -237,8 +237,9 @@ pub(crate) enum Inner {
 /// its calls would otherwise upload or allocate again: the argument blocks
 /// of its last 8 tensor-core calls (their TMA tensor maps, a few hundred
 /// bytes each), its largest split-K workspace up to 64 MiB, and the two
-/// largest buffers (up to 64 MiB each) its last calls staged operands
-/// into (tensor-core operands whose rows are not 16-byte aligned). They
+/// largest buffers (up to 64 MiB each) its last GEMM calls staged
+/// operands into (copies with aligned rows, transposed or rounded to
+/// tf32). They
 /// go with the handle; [`Context::release_cached_memory`] drops the
 /// workspace and the staging buffers at once.
 pub struct Context {
@@ -485,8 +486,9 @@ impl Context {
     /// Returns the device memory that freed buffers left in the device's
     /// memory pool to the driver (see [`Context::cuda`]: the pool keeps it
     /// for later allocations), after dropping the split-K workspace and the
-    /// staging buffers this handle keeps between calls. Waits for this handle's stream first. A
-    /// no-op on the emulator but for the workspace.
+    /// staging buffers this handle keeps between calls. Waits for this
+    /// handle's stream first. A no-op on the emulator but for the kept
+    /// buffers.
     pub fn release_cached_memory(&self) -> Result<()> {
         // This handle's kept workspace goes back to the pool first (freed on
         // its stream, after the launches that used it).

@@ -145,11 +145,10 @@ impl StageParams {
 pub const STAGE_THREADS: u32 = 256;
 
 /// 16-byte chunks each lane of a copy by warps moves, [`STAGE_CHUNKS`]
-/// · 32 = [`STAGE_SEGMENT`] per warp, all loaded before any is stored.
-/// With one chunk per thread and a thread per chunk of a copied row the
-/// copy ran at about half the memory's rate: too few bytes in flight,
-/// blocks filled unevenly by rows of 520 chunks, and each thread's
-/// 64-bit address arithmetic for one chunk.
+/// · 32 = [`STAGE_SEGMENT`] per warp, all loaded before any is stored:
+/// several loads in flight per lane, and a row's addresses computed once
+/// per warp rather than once per chunk (BENCHMARKS.md, "Staging: a copy
+/// by warps, kept buffers").
 pub const STAGE_CHUNKS: u32 = 4;
 
 /// Chunks of one warp's segment of a row in a copy by warps.
