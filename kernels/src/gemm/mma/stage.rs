@@ -165,7 +165,7 @@ const fn warps_launch(warps: u64) -> LaunchConfig {
 /// A copy by warps ([`StageParams::by_warps`]: the staged operands of
 /// 256 columns or more) runs a warp per [`STAGE_SEGMENT`] chunks of a
 /// copied row (padding included), lane `l` moving chunks `l, l + 32, …`
-/// of it ([`stage_warp`]): one row's addresses per warp, 512 consecutive
+/// of it (`stage_warp`): one row's addresses per warp, 512 consecutive
 /// bytes per load. Other copies: for a chunked one one thread per 16-byte
 /// chunk of a copied row, otherwise one per `(row, column)` (x along the
 /// source's rows: coalesced reads), rows folded into z beyond the grid's
