@@ -332,7 +332,6 @@ pub(super) type Staged<'c, T> = Option<(Scratch<'c, T>, Stored)>;
 /// copy) —, in one launch when both need a plain copy
 /// ([`k::gemm::mma::gemm_stage2_bf16`] and its twins): at small sizes a
 /// launch costs more than its copy.
-#[allow(clippy::type_complexity)]
 pub(super) fn stage_both<'c, T: GemmElement>(
     ctx: &'c Context,
     a: (&Buffer<T>, Stored, bool, usize),
@@ -365,8 +364,9 @@ struct Staging<'c, T: GemmElement> {
     params: StageParams,
 }
 
-/// The copy [`stage`] makes of an operand stored as `s` (its buffer
-/// allocated), or `None` when the operand needs none: its rows a multiple
+/// The copy [`stage`] makes of an operand stored as `s` (its buffer lent
+/// by the handle, [`Context::scratch`]), or `None` when the operand needs
+/// none: its rows a multiple
 /// of `pitch` bytes apart (and its matrices of 16), not transposed, not
 /// rounded.
 fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bool, round_tf32: bool, pitch: usize) -> Result<Option<Staging<'_, T>>> {
