@@ -448,10 +448,9 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     // launch enqueued, not run), median of 100 calls issued without waiting,
     // against cuBLAS's.
     if !splits_only {
-        let host = |f: &mut dyn FnMut() -> Result<()>| host_time(ctx, f);
-        let ours = host(&mut || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
+        let ours = host_time(ctx, &mut || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
         let theirs = match blas {
-            Some(h) => format!("{:.1} µs", host(&mut || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?.as_secs_f64() * 1e6),
+            Some(h) => format!("{:.1} µs", host_time(ctx, &mut || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?.as_secs_f64() * 1e6),
             None => "-".into(),
         };
         println!("(host time of one call, median of 100 issued without waiting: auto {:.1} µs, cuBLAS {theirs})", ours.as_secs_f64() * 1e6);
@@ -459,10 +458,10 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
         // alone (no launch), and the smallest launch through the library
         // (a one-element vector add: the launch path and the driver's
         // launch call).
-        let choice = host(&mut || g.resolved_variant_on::<bf16, bf16>(ctx).map(|_| ()))?;
+        let choice = host_time(ctx, &mut || g.resolved_variant_on::<bf16, bf16>(ctx).map(|_| ()))?;
         let (x, y) = (ctx.upload(&[1.0f32])?, ctx.upload(&[2.0f32])?);
         let mut z = ctx.alloc::<f32>(1)?;
-        let smallest = host(&mut || ferrotile::vec_add(ctx, &x, &y, &mut z))?;
+        let smallest = host_time(ctx, &mut || ferrotile::vec_add(ctx, &x, &y, &mut z))?;
         println!(
             "(host time, same medians: checks and Auto's choice {:.2} µs; a one-element vec_add launch {:.1} µs)",
             choice.as_secs_f64() * 1e6,
