@@ -97,36 +97,63 @@ impl StageParams {
     }
 
     /// Whether the copy runs by warps ([`stage_config`]): chunked,
-    /// writing whole copied rows ([`zero_pad`](Self::zero_pad)) of at
-    /// least 32 chunks — every staged operand of 256 columns (bf16) or
-    /// more.
+    /// writing whole copied rows ([`zero_pad`](Self::zero_pad)) — every
+    /// staged operand of the tensor-core engines.
     pub const fn by_warps(&self, per: u32) -> bool {
-        self.chunked(per) && self.zero_pad != 0 && self.ld_dst / per >= 32
+        self.chunked(per) && self.zero_pad != 0 && self.ld_dst >= per
+    }
+
+    /// Rows one warp of a copy by warps copies: as many whole rows as fit
+    /// in a segment of [`STAGE_SEGMENT`] chunks where a row is shorter
+    /// than one (a batch of small matrices keeps every lane busy), else 1
+    /// (the row in [`segments`](Self::segments)).
+    pub const fn warp_rows(&self, per: u32) -> u32 {
+        let chunks = max1(self.ld_dst / per);
+        if chunks >= STAGE_SEGMENT { 1 } else { STAGE_SEGMENT / chunks }
     }
 
     /// Segments of [`STAGE_SEGMENT`] chunks per copied row of a copy by
-    /// warps (the last one may be shorter).
+    /// warps (the last one may be shorter; 1 where a warp copies several
+    /// rows).
     pub const fn segments(&self, per: u32) -> u32 {
         (self.ld_dst / per).div_ceil(STAGE_SEGMENT)
     }
 
-    /// Warps of a copy by warps: one per segment of every row of every
-    /// matrix.
-    pub const fn warp_items(&self, per: u32) -> u64 {
-        self.batch as u64 * self.rows as u64 * self.segments(per) as u64
+    /// Groups of [`warp_rows`](Self::warp_rows) rows per matrix (the last
+    /// may hold fewer).
+    pub const fn row_groups(&self, per: u32) -> u32 {
+        self.rows.div_ceil(self.warp_rows(per))
     }
 
-    /// `(matrix, row, first chunk)` of warp `w`'s segment (`w` below
-    /// [`warp_items`](Self::warp_items)): warps in row-major order over
-    /// matrices, rows and segments.
+    /// Warps of a copy by warps: one per segment of every group of rows
+    /// of every matrix.
+    pub const fn warp_items(&self, per: u32) -> u64 {
+        self.batch as u64 * self.row_groups(per) as u64 * self.segments(per) as u64
+    }
+
+    /// `(matrix, first row, first chunk)` of warp `w`'s segment (`w`
+    /// below [`warp_items`](Self::warp_items)): warps in row-major order
+    /// over matrices, groups of rows and segments.
     #[inline(always)]
     pub const fn warp_item(&self, per: u32, w: u64) -> (u32, u32, u32) {
         // At least 1 (`w` is below `warp_items`): no division by zero to
         // check for; 32-bit divisions where they suffice.
-        let (segs, rows) = (max1(self.segments(per)), max1(self.rows));
+        let (segs, groups) = (max1(self.segments(per)), max1(self.row_groups(per)));
         let (line, seg) = if w <= u32::MAX as u64 { ((w as u32 / segs) as u64, w as u32 % segs) } else { (w / segs as u64, (w % segs as u64) as u32) };
-        let (b, r) = if line <= u32::MAX as u64 { (line as u32 / rows, line as u32 % rows) } else { ((line / rows as u64) as u32, (line % rows as u64) as u32) };
-        (b, r, seg * STAGE_SEGMENT)
+        let (b, g) = if line <= u32::MAX as u64 { (line as u32 / groups, line as u32 % groups) } else { ((line / groups as u64) as u32, (line % groups as u64) as u32) };
+        (b, g * self.warp_rows(per), seg * STAGE_SEGMENT)
+    }
+
+    /// `(row, chunk)` of slot `slot` (below [`STAGE_SEGMENT`]; lane `l`
+    /// takes slots `l, l + 32, …`) of the segment from row `r0`, chunk
+    /// `first` ([`warp_item`](Self::warp_item)): along the row where a warp
+    /// copies one, else row by row (`slot / chunks`); `None` past the
+    /// copied row's chunks or the matrix's rows.
+    #[inline(always)]
+    pub const fn warp_slot(&self, per: u32, (r0, first): (u32, u32), slot: u32) -> Option<(u32, u32)> {
+        let (chunks, rows) = (max1(self.ld_dst / per), self.warp_rows(per));
+        let (dr, chunk) = if rows == 1 { (0, first + slot) } else { (slot / chunks, slot % chunks) };
+        if chunk < chunks && dr < rows && dr < self.rows.saturating_sub(r0) { Some((r0 + dr, chunk)) } else { None }
     }
 
     /// `(source, destination)` offsets of element `(r, c)` of matrix `b`.
@@ -162,11 +189,12 @@ const fn warps_launch(warps: u64) -> LaunchConfig {
     LaunchConfig::linear(warps.div_ceil(STAGE_WARPS as u64) as u32, STAGE_THREADS)
 }
 
-/// A copy by warps ([`StageParams::by_warps`]: the staged operands of
-/// 256 columns or more) runs a warp per [`STAGE_SEGMENT`] chunks of a
-/// copied row (padding included), lane `l` moving chunks `l, l + 32, …`
-/// of it (`stage_warp`): one row's addresses per warp, 512 consecutive
-/// bytes per load. Other copies: for a chunked one one thread per 16-byte
+/// A copy by warps ([`StageParams::by_warps`]: every staged operand)
+/// runs a warp per [`STAGE_SEGMENT`] chunks of a copied row (padding
+/// included), or of as many whole rows as fit where rows are shorter
+/// ([`StageParams::warp_rows`]), lane `l` moving slots `l, l + 32, …`:
+/// 512 consecutive bytes per load along a row, every lane busy in a batch
+/// of small matrices. Other copies: for a chunked one one thread per 16-byte
 /// chunk of a copied row, otherwise one per `(row, column)` (x along the
 /// source's rows: coalesced reads), rows folded into z beyond the grid's
 /// y limit. `elem_bytes`: 2 or 4.
@@ -314,8 +342,8 @@ fn global_warp() -> u64 {
 }
 
 /// Warp `w`'s segment of a copy by warps ([`stage_config`]): this lane's
-/// [`STAGE_CHUNKS`] chunks, 32 apart, each read as [`chunk_at`] reads it,
-/// then all stored (16-byte stores).
+/// [`STAGE_CHUNKS`] chunks, 32 slots apart ([`StageParams::warp_slot`]),
+/// each read as [`chunk_at`] reads it, then all stored (16-byte stores).
 ///
 /// # Safety
 /// As for [`stage_body`]; `p` is a copy by warps.
@@ -324,27 +352,23 @@ unsafe fn stage_warp<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
     if w >= p.warp_items(T::PER) {
         return;
     }
-    let (b, r, first) = p.warp_item(T::PER, w);
-    let (round, extent, chunks) = (p.round_tf32 != 0, p.src_extent(), p.ld_dst / T::PER);
-    // The row's first element in the source and in the copy.
-    let (s0, d0) = p.offsets_at(b, r, 0);
+    let (b, r0, first) = p.warp_item(T::PER, w);
+    let (round, extent) = (p.round_tf32 != 0, p.src_extent());
     const N: usize = STAGE_CHUNKS as usize;
     let mut v = [u32x4::splat(0); N];
     let lane = thread_idx_x() % 32;
     for (j, v) in v.iter_mut().enumerate() {
-        let chunk = first + lane + 32 * j as u32;
-        if chunk < chunks {
+        if let Some((r, chunk)) = p.warp_slot(T::PER, (r0, first), lane + 32 * j as u32) {
             let c0 = chunk * T::PER;
             let n = if c0 + T::PER <= p.cols { T::PER } else { p.cols.saturating_sub(c0) };
             // SAFETY: `n` elements from there are inside the source row.
-            *v = unsafe { chunk_at::<T>(src, s0 + c0 as usize, n, extent, round) };
+            *v = unsafe { chunk_at::<T>(src, p.offsets_at(b, r, c0).0, n, extent, round) };
         }
     }
     for (j, v) in v.iter().enumerate() {
-        let chunk = first + lane + 32 * j as u32;
-        if chunk < chunks {
+        if let Some((r, chunk)) = p.warp_slot(T::PER, (r0, first), lane + 32 * j as u32) {
             // SAFETY: a chunk of the copied row (16-byte aligned: `chunked`).
-            unsafe { dst.write_vec::<u32x4>(d0 + (chunk * T::PER) as usize, *v) };
+            unsafe { dst.write_vec::<u32x4>(p.offsets_at(b, r, chunk * T::PER).1, *v) };
         }
     }
 }
@@ -710,14 +734,17 @@ mod tests {
     proptest! {
         /// A copy by warps reaches every chunk of every row of every
         /// matrix exactly once, in bounds: each warp's segment
-        /// ([`StageParams::warp_item`]) and its lanes' chunks, over the
-        /// launch's warps, alone and as the second copy of a pair.
+        /// ([`StageParams::warp_item`]) and its lanes' slots
+        /// ([`StageParams::warp_slot`]), over the launch's warps, alone and
+        /// as the second copy of a pair — rows of one chunk to many
+        /// segments. Where a warp copies several rows, at least half of
+        /// its slots hold a chunk unless the matrix runs out of rows.
         #[test]
-        fn a_copy_by_warps_reaches_every_chunk_once(rows in 1u32..40, pitches in 4u32..40, batch in 1u32..4, per in prop::sample::select(std::vec![4u32, 8])) {
-            let ld_dst = pitches * 64;
-            let p = StageParams { rows, cols: ld_dst - 3, ld_src: ld_dst - 1, ld_dst, batch, transpose: 0, stride_src: 0, stride_dst: (rows * ld_dst) as u64, zero_pad: 1, round_tf32: 0 };
+        fn a_copy_by_warps_reaches_every_chunk_once(rows in 1u32..40, chunks in 1u32..600, batch in 1u32..4, per in prop::sample::select(std::vec![4u32, 8])) {
+            let ld_dst = chunks * per;
+            let cols = ld_dst - (ld_dst / 3).min(per - 1);
+            let p = StageParams { rows, cols, ld_src: cols + 1, ld_dst, batch, transpose: 0, stride_src: 0, stride_dst: (rows * ld_dst) as u64, zero_pad: 1, round_tf32: 0 };
             prop_assert!(p.by_warps(per));
-            let chunks = ld_dst / per;
             let pair = Stage2Params { a: StageParams { rows: 3, ..p }, b: p };
             for (c, skip) in [(stage_config(&p, 16 / per), 0), (stage2_config(&pair, 16 / per), pair.a.warp_items(per))] {
                 prop_assert_eq!((c.grid[1], c.grid[2], c.block), (1, 1, [STAGE_THREADS, 1, 1]));
@@ -725,15 +752,18 @@ mod tests {
                 prop_assert!(warps >= skip + p.warp_items(per) && warps < skip + p.warp_items(per) + STAGE_WARPS as u64);
                 let mut seen = HashSet::new();
                 for w in 0..p.warp_items(per) {
-                    let (b, r, first) = p.warp_item(per, w);
-                    prop_assert!(b < batch && r < rows && first % STAGE_SEGMENT == 0);
-                    for lane in 0..32 {
-                        for j in 0..STAGE_CHUNKS {
-                            let chunk = first + lane + 32 * j;
-                            if chunk < chunks {
-                                prop_assert!(seen.insert((b, r, chunk)));
-                            }
+                    let (b, r0, first) = p.warp_item(per, w);
+                    prop_assert!(b < batch && r0 < rows && first % STAGE_SEGMENT == 0);
+                    let mut busy = 0;
+                    for slot in 0..STAGE_SEGMENT {
+                        if let Some((r, chunk)) = p.warp_slot(per, (r0, first), slot) {
+                            prop_assert!(r < rows && chunk < chunks);
+                            prop_assert!(seen.insert((b, r, chunk)));
+                            busy += 1;
                         }
+                    }
+                    if p.warp_rows(per) > 1 && r0 + p.warp_rows(per) <= rows {
+                        prop_assert!(2 * busy >= STAGE_SEGMENT, "{} of {} slots busy, rows of {} chunks", busy, STAGE_SEGMENT, chunks);
                     }
                 }
                 prop_assert_eq!(seen.len() as u64, (batch * rows * chunks) as u64);
