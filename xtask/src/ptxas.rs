@@ -17,7 +17,7 @@ const WHEEL_MEMBER: &str = "nvidia/cuda_nvcc/bin/ptxas";
 const TOOLS_DIR: &str = "target/tools";
 
 /// Kernels that must run from registers: no stack frame allowed.
-pub const HOT_PREFIXES: &[&str] = &["sgemm_", "transpose_"];
+pub const HOT_PREFIXES: &[&str] = &["sgemm_", "transpose_", "gemm_stage"];
 
 /// `$FERROTILE_PTXAS`, else `target/tools/ptxas`, downloaded from PyPI (with
 /// pip) when missing.

@@ -144,16 +144,37 @@ impl StageParams {
         (b, g * self.warp_rows(per), seg * STAGE_SEGMENT)
     }
 
-    /// `(row, chunk)` of slot `slot` (below [`STAGE_SEGMENT`]; lane `l`
-    /// takes slots `l, l + 32, …`) of the segment from row `r0`, chunk
-    /// `first` ([`warp_item`](Self::warp_item)): along the row where a warp
-    /// copies one, else row by row (`slot / chunks`); `None` past the
-    /// copied row's chunks or the matrix's rows.
+    /// `(row, chunk)` of lane `lane`'s [`STAGE_CHUNKS`] slots `lane, lane
+    /// + 32, …` of the segment from row `r0`, chunk `first`
+    /// ([`warp_item`](Self::warp_item)): along the row where a warp copies
+    /// one, else row by row (slot `s` is chunk `s % chunks` of row `r0 + s
+    /// / chunks`, stepped from one slot to the next without a division);
+    /// `None` past the copied row's chunks or the matrix's rows.
     #[inline(always)]
-    pub const fn warp_slot(&self, per: u32, (r0, first): (u32, u32), slot: u32) -> Option<(u32, u32)> {
-        let (chunks, rows) = (max1(self.ld_dst / per), self.warp_rows(per));
-        let (dr, chunk) = if rows == 1 { (0, first + slot) } else { (slot / chunks, slot % chunks) };
-        if chunk < chunks && dr < rows && dr < self.rows.saturating_sub(r0) { Some((r0 + dr, chunk)) } else { None }
+    pub fn warp_slots(&self, per: u32, (r0, first): (u32, u32), lane: u32) -> [Option<(u32, u32)>; STAGE_CHUNKS as usize] {
+        let (chunks, per_warp) = (max1(self.ld_dst / per), self.warp_rows(per));
+        // Rows of the segment inside the matrix.
+        let rows = per_warp.min(self.rows.saturating_sub(r0));
+        let mut out = [None; STAGE_CHUNKS as usize];
+        if per_warp == 1 {
+            for (j, out) in out.iter_mut().enumerate() {
+                let chunk = first + lane + 32 * j as u32;
+                *out = (chunk < chunks && rows == 1).then_some((r0, chunk));
+            }
+            return out;
+        }
+        let (step_rows, step_chunks) = (32 / chunks, 32 % chunks);
+        let (mut dr, mut chunk) = (lane / chunks, lane % chunks);
+        for out in out.iter_mut() {
+            *out = (dr < rows).then_some((r0 + dr, chunk));
+            chunk += step_chunks;
+            dr += step_rows;
+            if chunk >= chunks {
+                chunk -= chunks;
+                dr += 1;
+            }
+        }
+        out
     }
 
     /// `(source, destination)` offsets of element `(r, c)` of matrix `b`.
@@ -342,7 +363,7 @@ fn global_warp() -> u64 {
 }
 
 /// Warp `w`'s segment of a copy by warps ([`stage_config`]): this lane's
-/// [`STAGE_CHUNKS`] chunks, 32 slots apart ([`StageParams::warp_slot`]),
+/// [`STAGE_CHUNKS`] chunks, 32 slots apart ([`StageParams::warp_slots`]),
 /// each read as [`chunk_at`] reads it, then all stored (16-byte stores).
 ///
 /// # Safety
@@ -354,19 +375,18 @@ unsafe fn stage_warp<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
     }
     let (b, r0, first) = p.warp_item(T::PER, w);
     let (round, extent) = (p.round_tf32 != 0, p.src_extent());
-    const N: usize = STAGE_CHUNKS as usize;
-    let mut v = [u32x4::splat(0); N];
-    let lane = thread_idx_x() % 32;
-    for (j, v) in v.iter_mut().enumerate() {
-        if let Some((r, chunk)) = p.warp_slot(T::PER, (r0, first), lane + 32 * j as u32) {
+    let slots = p.warp_slots(T::PER, (r0, first), thread_idx_x() % 32);
+    let mut v = [u32x4::splat(0); STAGE_CHUNKS as usize];
+    for (v, slot) in v.iter_mut().zip(&slots) {
+        if let Some((r, chunk)) = *slot {
             let c0 = chunk * T::PER;
             let n = if c0 + T::PER <= p.cols { T::PER } else { p.cols.saturating_sub(c0) };
             // SAFETY: `n` elements from there are inside the source row.
             *v = unsafe { chunk_at::<T>(src, p.offsets_at(b, r, c0).0, n, extent, round) };
         }
     }
-    for (j, v) in v.iter().enumerate() {
-        if let Some((r, chunk)) = p.warp_slot(T::PER, (r0, first), lane + 32 * j as u32) {
+    for (v, slot) in v.iter().zip(&slots) {
+        if let Some((r, chunk)) = *slot {
             // SAFETY: a chunk of the copied row (16-byte aligned: `chunked`).
             unsafe { dst.write_vec::<u32x4>(p.offsets_at(b, r, chunk * T::PER).1, *v) };
         }
@@ -735,7 +755,7 @@ mod tests {
         /// A copy by warps reaches every chunk of every row of every
         /// matrix exactly once, in bounds: each warp's segment
         /// ([`StageParams::warp_item`]) and its lanes' slots
-        /// ([`StageParams::warp_slot`]), over the launch's warps, alone and
+        /// ([`StageParams::warp_slots`]), over the launch's warps, alone and
         /// as the second copy of a pair — rows of one chunk to many
         /// segments. Where a warp copies several rows, at least half of
         /// its slots hold a chunk unless the matrix runs out of rows.
@@ -755,11 +775,17 @@ mod tests {
                     let (b, r0, first) = p.warp_item(per, w);
                     prop_assert!(b < batch && r0 < rows && first % STAGE_SEGMENT == 0);
                     let mut busy = 0;
-                    for slot in 0..STAGE_SEGMENT {
-                        if let Some((r, chunk)) = p.warp_slot(per, (r0, first), slot) {
-                            prop_assert!(r < rows && chunk < chunks);
-                            prop_assert!(seen.insert((b, r, chunk)));
-                            busy += 1;
+                    for lane in 0..32 {
+                        for (j, slot) in p.warp_slots(per, (r0, first), lane).into_iter().enumerate() {
+                            // Slot `lane + 32 j`: along the row, or row by row.
+                            let s = lane + 32 * j as u32;
+                            let want = if p.warp_rows(per) == 1 { (r0, first + s) } else { (r0 + s / chunks, s % chunks) };
+                            if let Some((r, chunk)) = slot {
+                                prop_assert_eq!((r, chunk), want);
+                                prop_assert!(r < rows && chunk < chunks);
+                                prop_assert!(seen.insert((b, r, chunk)));
+                                busy += 1;
+                            }
                         }
                     }
                     if p.warp_rows(per) > 1 && r0 + p.warp_rows(per) <= rows {
