@@ -363,3 +363,65 @@ mod totals_tests {
         assert_eq!(t, TestTotals { passed: 626, failed: 2, ignored: 818 });
     }
 }
+
+#[cfg(test)]
+mod path_tests {
+    use std::collections::HashSet;
+    use std::process::Command;
+
+    /// Why `path` (a tracked file, `/`-separated) could not be checked out
+    /// on Windows: a character Windows forbids in names, a component ending
+    /// in a dot or a space, or a reserved device name. `None`: it can.
+    fn windows_trouble(path: &str) -> Option<String> {
+        for part in path.split('/') {
+            if let Some(c) = part.chars().find(|c| "<>:\"|?*\\".contains(*c) || c.is_control()) {
+                return Some(format!("`{c}` in `{part}`"));
+            }
+            if part.ends_with('.') || part.ends_with(' ') {
+                return Some(format!("`{part}` ends in a dot or a space"));
+            }
+            let stem = part.split('.').next().unwrap_or("").to_ascii_uppercase();
+            let numbered = |p: &str| stem.len() == 4 && stem.starts_with(p) && stem.as_bytes()[3].is_ascii_digit();
+            if ["CON", "PRN", "AUX", "NUL"].contains(&stem.as_str()) || numbered("COM") || numbered("LPT") {
+                return Some(format!("`{part}` is a reserved device name"));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn names_what_windows_cannot_check_out() {
+        assert_eq!(windows_trouble("docs/benchmarks/run1/t-cuda-mma.log"), None);
+        assert_eq!(windows_trouble("docs/a/512×127×127×127.log"), None);
+        assert!(windows_trouble("docs/logs/t-cuda::mma::.log").is_some());
+        assert!(windows_trouble("docs/what?.txt").is_some());
+        assert!(windows_trouble("docs/trailing./x").is_some());
+        assert!(windows_trouble("src/aux.rs").is_some());
+        assert!(windows_trouble("src/com1").is_some());
+        assert_eq!(windows_trouble("src/common.rs"), None);
+    }
+
+    /// Every file the repository tracks can be checked out on Windows (a
+    /// clone there fails on the first that cannot), and no two differ only
+    /// by case (one would overwrite the other on a case-insensitive file
+    /// system). Run where the sources are a git checkout.
+    #[test]
+    fn every_tracked_path_checks_out_on_windows_and_macos() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let Ok(out) = Command::new("git").args(["ls-files", "-z"]).current_dir(&root).output() else {
+            eprintln!("no git: tracked paths not checked");
+            return;
+        };
+        if !out.status.success() {
+            eprintln!("not a git checkout: tracked paths not checked");
+            return;
+        }
+        let paths: Vec<String> = out.stdout.split(|&b| b == 0).filter(|p| !p.is_empty()).map(|p| String::from_utf8_lossy(p).into_owned()).collect();
+        assert!(paths.iter().any(|p| p == "Cargo.toml"), "git ls-files listed no Cargo.toml: {} paths", paths.len());
+        let bad: Vec<String> = paths.iter().filter_map(|p| windows_trouble(p).map(|why| format!("{p}: {why}"))).collect();
+        assert!(bad.is_empty(), "tracked paths a Windows clone cannot check out:\n{}", bad.join("\n"));
+        let mut seen = HashSet::new();
+        let clashes: Vec<&String> = paths.iter().filter(|p| !seen.insert(p.to_lowercase())).collect();
+        assert!(clashes.is_empty(), "tracked paths that differ only by case: {clashes:?}");
+    }
+}
