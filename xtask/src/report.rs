@@ -657,6 +657,10 @@ fn pct_by_shape(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
 /// Fewest shapes a run's tensor-core chart shows.
 const MIN_TC_GROUPS: usize = 4;
 
+/// The shapes (types and shape, as the chart's groups name them) a run
+/// must have measured, ours and cuBLAS's, to be the tensor-core chart's.
+const TC_HEADLINE: &[&str] = &["bf16→bf16 4096×4096×4096", "bf16→bf16 8192×8192×8192"];
+
 /// Tensor-core GEMM against cuBLAS, TFLOP/s, per types and shape.
 fn tensor_cores(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
     let rows: Vec<&Record> = records.iter().filter(|r| r.family == "gemm_tc").collect();
@@ -675,9 +679,10 @@ fn tensor_cores(records: &[Record], dir: &Path) -> Result<Option<PathBuf>> {
             ],
         ));
     }
-    // A run that re-measured a few shapes only (fewer than the square and
-    // LLM shapes of one type) leaves the chart to the last full run.
-    if groups.len() < MIN_TC_GROUPS {
+    // A run that re-measured a few shapes only leaves the chart to the last
+    // full run: one with the headline shapes and at least MIN_TC_GROUPS.
+    let has = |shape: &str| groups.iter().any(|(name, _)| name == shape);
+    if groups.len() < MIN_TC_GROUPS || !TC_HEADLINE.iter().all(|s| has(s)) {
         return Ok(None);
     }
     let path = dir.join("tensor_cores_vs_cublas.svg");
@@ -801,6 +806,32 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].check, "ceiling");
         assert_eq!((r[1].check.as_str(), r[1].ratio, r[1].ceiling_throughput), ("FAIL", Some(0.5), Some(2.0)));
+    }
+
+    /// The tensor-core chart draws a run with the headline shapes (ours and
+    /// cuBLAS's, checked) and leaves one that re-measured other shapes to
+    /// an earlier run.
+    #[test]
+    fn the_tensor_core_chart_wants_the_headline_shapes() {
+        let json = |shape: &str, kernel: &str, tflops: f64| {
+            format!("JSON {{\"bench\":\"gemm_tc\",\"dtype\":\"bf16→bf16\",\"shape\":\"{shape}\",\"kernel\":\"{kernel}\",\"ms\":1.0,\"tflops\":{tflops},\"pct_of_ceiling\":50.0,\"rel_err\":1e-3}}\n")
+        };
+        let log = |shapes: &[&str]| {
+            let mut log = String::from("# Tensor-core GEMM — G (sm_90, 132 SMs)\n");
+            for s in shapes {
+                log += &json(s, "cuBLAS", 700.0);
+                log += &json(s, "auto (wgmma_128x256)", 710.0);
+            }
+            parse_log(&log, "d", "2026-01-02", "z.log")
+        };
+        let dir = std::env::temp_dir().join(format!("ferrotile-tc-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let few = log(&["1024×1024×1024", "512×128×128×128", "512×127×127×127", "1021×1019×1031", "4096×4096×4096"]);
+        assert!(tensor_cores(&few, &dir).unwrap().is_none());
+        let full = log(&["4096×4096×4096", "8192×8192×8192", "4096×14336×4096", "8192×8192×1024"]);
+        let svg = std::fs::read_to_string(tensor_cores(&full, &dir).unwrap().unwrap()).unwrap();
+        assert!(svg.contains("8192×8192×8192") && svg.contains("G (2026-01-02)"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

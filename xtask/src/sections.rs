@@ -318,6 +318,11 @@ const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
 /// them (docs/benchmarks/2026-11-29-h200-staging/run5/, the `new3` build),
 /// and two rounds of the other odd shapes and pitches (run6/).
 const H200STG29: &str = "2026-11-29-h200-staging";
+/// Batches of small odd products with the staging copy taking several
+/// short rows per warp (slots stepped without divisions): two rounds of one
+/// call in turn with the first form of that copy
+/// (docs/benchmarks/2026-11-29-h200-short-rows/run3/, the `new2` build).
+const H200SR29: &str = "2026-11-29-h200-short-rows";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -352,6 +357,7 @@ const FEW: &[&str] = &["1024×2048×1024", "2048×1024×512", "512×2048×2048",
 const ODD: &[&str] = &["4093×4099×4091"];
 const BATCH_K64: &[&str] = &["64×1024×1024×64 (Bᵀ)"];
 const BATCH_128: &[&str] = &["512×128×128×128"];
+const BATCH_127: &[&str] = &["512×127×127×127"];
 const BATCH_512: &[&str] = &["64×512×512×512"];
 const BATCH_HEADS: &[&str] = &["256×256×1024×64 (Bᵀ)"];
 
@@ -569,6 +575,8 @@ pub const TABLES: &[Table] = &[
                 "4096×4104×4096",
                 "4096×4096×4104"
             ),
+            tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200SR29]),
+            tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200SR29]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
@@ -577,7 +585,8 @@ pub const TABLES: &[Table] = &[
                and the swapped tiles' maps promoting L2 fills by 128 bytes (2026-11-29, one call); the odd-shape rows from two rounds of one call \
                of the build with the staging copy by warps and the handle's kept staging buffers, the pitch row from two rounds of another \
                call of it (2026-11-29, \"Staging: a copy by warps, kept buffers\"; `B` restaged since \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
-               and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the batch rows from two rounds of one call of the build \
+               whose staging copy takes several short rows per warp (2026-11-29, \"Staging: short rows\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
