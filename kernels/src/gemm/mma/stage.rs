@@ -395,8 +395,12 @@ unsafe fn stage_warp<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
 
 /// The chunk of a copy whose source elements start at `s`: its `n`
 /// elements (fewer than `T::PER` at the end of a row, 0 in the padding)
-/// as staged, zeros after them. A whole chunk is read as [`read_chunk`]
-/// reads it where it can, otherwise element by element.
+/// as staged, zeros after them. Read as [`read_chunk`] reads a whole chunk
+/// wherever the `T::PER` elements from `s` lie inside the source — at the
+/// end of a row the ones past it (the next row's, or a gap) are read too
+/// and cleared ([`keep_bytes`]), so a row's last chunk costs no more loads
+/// than the others and a warp's lanes stay on one path — otherwise (at the
+/// source's very end) element by element.
 ///
 /// # Safety
 /// Elements `s .. s + n` are inside the source, which holds `extent`
@@ -404,13 +408,25 @@ unsafe fn stage_warp<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
 #[inline(always)]
 unsafe fn chunk_at<T: StageElem>(src: Global<T>, s: usize, n: u32, extent: usize, round: bool) -> u32x4 {
     unsafe {
-        if n == T::PER
+        if n > 0
+            && s + T::PER as usize <= extent
             && let Some(v) = read_chunk(src, s, extent)
         {
+            let v = if n < T::PER { keep_bytes(v, n * size_of::<T>() as u32) } else { v };
             return T::staged_chunk(v, round);
         }
         T::chunk(|e| if e < n { Some(src.read(s + e as usize).staged(round)) } else { None })
     }
+}
+
+/// The first `bytes` bytes of `v` (memory order, little-endian words),
+/// zeros after them (`bytes` at most 16).
+#[inline(always)]
+pub fn keep_bytes(v: u32x4, bytes: u32) -> u32x4 {
+    u32x4::from_array(core::array::from_fn(|i| {
+        let kept = bytes.saturating_sub(4 * i as u32);
+        if kept >= 4 { v[i] } else { v[i] & ((1u32 << (8 * kept)) - 1) }
+    }))
 }
 
 /// Two plain staging copies in one launch ([`stage2_config`]): the grid's
@@ -714,6 +730,18 @@ mod tests {
             let shift = 2 * half;
             let got: std::vec::Vec<u8> = realign16(lo, hi, shift).to_array().iter().flat_map(|w| w.to_le_bytes()).collect();
             prop_assert_eq!(&got[..], &bytes[shift as usize..shift as usize + 16]);
+        }
+    }
+
+    proptest! {
+        /// [`keep_bytes`] keeps the first `bytes` bytes and clears the rest.
+        #[test]
+        fn keep_bytes_clears_past_the_count(bytes in prop::array::uniform16(any::<u8>()), count in 0u32..=16) {
+            let word = |i: usize| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
+            let got: std::vec::Vec<u8> = keep_bytes(u32x4::from_array(core::array::from_fn(word)), count).to_array().iter().flat_map(|w| w.to_le_bytes()).collect();
+            for (i, (&g, &b)) in got.iter().zip(&bytes).enumerate() {
+                prop_assert_eq!(g, if (i as u32) < count { b } else { 0 }, "byte {}", i);
+            }
         }
     }
 
