@@ -191,28 +191,57 @@ fn run_at(
     Ok(())
 }
 
-/// An operand the float4 rungs cannot read as stored, as a packed
-/// row-major copy whose rows start 16-byte aligned (`None`: it can be read
-/// as is). `transpose`: the stored matrix is `op`'s transpose; a packed one
-/// (one matrix, or one shared by the batch) whose copy has rows of a
-/// multiple of 4 goes through the transpose kernels (full bandwidth), any
-/// other through the elementwise staging copy.
-fn stage_operand<'c>(ctx: &'c Context, src: &Buffer<f32>, s: Stored, batch: usize, transpose: bool) -> Result<super::mma::Staged<'c, f32>> {
-    use crate::transpose::TransposeVariant;
-    let one = batch == 1 || s.stride == 0;
-    if transpose && one && s.ld == s.cols && s.rows % 4 == 0 {
-        // Stored: `rows` rows of `cols`; the copy: `cols` rows of `rows`.
-        let (nx, ny) = (s.cols, s.rows);
-        let v = TransposeVariant::fastest_for(nx, ny);
-        if v != TransposeVariant::Copy {
-            // Every element is written by the transpose: no clearing (a
-            // kept staging buffer may be longer; the rest is not read).
-            let mut dst = ctx.scratch::<f32>(nx * ny)?;
-            crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
-            return Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })));
+/// The operands the float4 rungs cannot read as stored (`(buffer,
+/// layout, transposed)` each), as packed row-major copies whose rows start
+/// 16-byte aligned (`None`: read as is). `transposed`: the stored matrix is
+/// `op`'s transpose; a packed one (one matrix, or one shared by the batch)
+/// whose copy has rows of a multiple of 4 goes through the transpose
+/// kernels (full bandwidth, [`transposed_copy`]); the others through the
+/// staging copy, both operands in one launch where both need a plain copy
+/// ([`super::mma::stage_both`]: at these sizes a launch and its memory
+/// round trips cost more than the bytes).
+fn stage_operands<'c>(ctx: &'c Context, a: (&Buffer<f32>, Stored, bool), b: (&Buffer<f32>, Stored, bool), batch: usize) -> Result<[super::mma::Staged<'c, f32>; 2]> {
+    use super::mma::TMA_PITCH;
+    let (ta, tb) = (transposed_copy(ctx, a, batch)?, transposed_copy(ctx, b, batch)?);
+    match (ta, tb) {
+        (None, None) => {
+            let (sa, sb) = super::mma::stage_both(ctx, (a.0, a.1, a.2, TMA_PITCH), (b.0, b.1, b.2, TMA_PITCH), batch, false)?;
+            Ok([sa, sb])
+        }
+        (ta, tb) => {
+            let sa = match ta {
+                Some(t) => Some(t),
+                None => super::mma::stage(ctx, a.0, a.1, batch, a.2, false)?,
+            };
+            let sb = match tb {
+                Some(t) => Some(t),
+                None => super::mma::stage(ctx, b.0, b.1, batch, b.2, false)?,
+            };
+            Ok([sa, sb])
         }
     }
-    super::mma::stage(ctx, src, s, batch, transpose, false)
+}
+
+/// A transposed operand's copy through the transpose kernels, where it is
+/// one packed matrix (or one shared by the batch) whose copy has rows of a
+/// multiple of 4 and a transpose kernel beats a copy; `None` otherwise.
+fn transposed_copy<'c>(ctx: &'c Context, (src, s, transpose): (&Buffer<f32>, Stored, bool), batch: usize) -> Result<super::mma::Staged<'c, f32>> {
+    use crate::transpose::TransposeVariant;
+    let one = batch == 1 || s.stride == 0;
+    if !(transpose && one && s.ld == s.cols && s.rows % 4 == 0) {
+        return Ok(None);
+    }
+    // Stored: `rows` rows of `cols`; the copy: `cols` rows of `rows`.
+    let (nx, ny) = (s.cols, s.rows);
+    let v = TransposeVariant::fastest_for(nx, ny);
+    if v == TransposeVariant::Copy {
+        return Ok(None);
+    }
+    // Every element is written by the transpose: no clearing (a kept
+    // staging buffer may be longer; the rest is not read).
+    let mut dst = ctx.scratch::<f32>(nx * ny)?;
+    crate::transpose::launch_variant(ctx, v, src, &mut dst, nx as u32, ny as u32)?;
+    Ok(Some((dst, Stored { rows: nx, cols: ny, ld: ny, stride: 0 })))
 }
 
 /// Whether `Auto` runs a float4 rung through [`run_any`]: an operand is
@@ -380,7 +409,7 @@ pub(super) const DEFAULT_SMS: usize = 132;
 /// Runs float4 rung `v` on any layout, `k` in `split.1` slices with the
 /// split-k tiling `split.0` (split-k, `split.1 > 1`, one matrix only): transposed operands and operands whose
 /// rows are not 16-byte aligned are staged into packed row-major copies
-/// first ([`stage_operand`]); a `C` whose `ldc` is not a multiple of 4
+/// first ([`stage_operands`]); a `C` whose `ldc` is not a multiple of 4
 /// takes the epilogue's scalar stores; a batch of `C`s with a multiple of 4
 /// as `ldc` but a batch stride that is not is computed into a packed copy
 /// and copied back (split-k's reduction writes any `C`). The copies cost
@@ -400,8 +429,7 @@ pub(super) fn run_any(
     let g = p.g;
     let (m, n) = (g.m as usize, g.n as usize);
     let [sa, sb] = Stored::operands(p, (ta, tb));
-    let staged_a = stage_operand(ctx, a, sa, p.batch, ta)?;
-    let staged_b = stage_operand(ctx, b, sb, p.batch, tb)?;
+    let [staged_a, staged_b] = stage_operands(ctx, (a, sa, ta), (b, sb, tb), p.batch)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     let mut q = super::Problem {
