@@ -22,6 +22,8 @@
 //!   the ladder: odd sizes, transposed operands, skinny and deep products,
 //!   `Auto` against cuBLAS with the same transposes); `=only`: print only
 //!   it.
+//! * `FERROTILE_BENCH_CLASS_SHAPES=1023x1025x1021,1000`: only the class and
+//!   medium rows of these shapes (every transpose of them).
 //!
 //! Without a CUDA device it prints a note and exits 0.
 
@@ -64,6 +66,15 @@ fn main() {
 fn selected(v: GemmVariant) -> bool {
     match std::env::var("FERROTILE_BENCH_ONLY") {
         Ok(words) => words.split(',').any(|w| !w.trim().is_empty() && v.name().contains(w.trim())),
+        Err(_) => true,
+    }
+}
+
+/// Whether `FERROTILE_BENCH_CLASS_SHAPES` (comma-separated shapes, as
+/// `FERROTILE_BENCH_SIZES` writes them) selects a class or medium row.
+fn class_selected(shape: (usize, usize, usize)) -> bool {
+    match std::env::var("FERROTILE_BENCH_CLASS_SHAPES") {
+        Ok(list) => list.split(',').filter_map(parse_shape).any(|s| s == shape),
         Err(_) => true,
     }
 }
@@ -226,7 +237,7 @@ fn mid_sizes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
     println!("\n## Medium shapes — Auto (split-k where one wave is uneven) vs Auto unsplit vs cuBLAS SGEMM (same run)\n");
     println!("| m×n×k | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | unsplit ms | unsplit % of cuBLAS | check |");
     println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | --- |");
-    for &(m, n, k) in MID {
+    for &(m, n, k) in MID.iter().filter(|&&s| class_selected(s)) {
         let (p, mut c) = Problem::new(ctx, m, n, k)?;
         let cb = match cublas {
             Some(cb) => Some(p.measure(ctx, &mut c, |c| cb.sgemm(ctx, &p.gemm, &p.a, &p.b, c))?.0),
@@ -292,7 +303,7 @@ fn shape_classes(ctx: &Context, cublas: Option<&Cublas>) -> Result<()> {
     println!("\n## Shape classes — Auto vs cuBLAS SGEMM (same transposes, same run; α = 1, β = 0, packed)\n");
     println!("| class | m×n×k | op | cuBLAS ms | Auto ms | Auto kernel | % of cuBLAS | check |");
     println!("| --- | --- | --- | ---: | ---: | --- | ---: | --- |");
-    for &(class, m, n, k, ta, tb) in CLASSES {
+    for &(class, m, n, k, ta, tb) in CLASSES.iter().filter(|r| class_selected((r.1, r.2, r.3))) {
         let (p, mut c) = Problem::new_op(ctx, m, n, k, (ta, tb))?;
         let op = format!("{}{}", if ta { "T" } else { "N" }, if tb { "T" } else { "N" });
         let ceiling = match cublas {
