@@ -521,8 +521,7 @@ mod tests {
         // whole chunks.
         let mut shapes: Vec<(usize, usize, usize, usize, usize)> = (0..8).map(|e| (5, 17 + e, 24 + e, 0, 1)).collect();
         // Every way the last whole chunk can end near the source's end, in
-        // narrow rows (a warp copies several) and in rows of 128 chunks or
-        // more (a warp per segment of a row).
+        // rows shorter and longer than a warp's segment of 128 chunks.
         shapes.extend((8..=24).chain(256..=264).chain(1020..=1028).flat_map(|cols| (cols..cols + 8).map(move |ld| (2, cols, ld, 0, 1))));
         shapes.extend([(3, 40, 40, 123, 3), (4, 9, 11, 47, 2), (1, 1, 1, 0, 1), (7, 1, 3, 0, 1), (1, 70, 70, 71, 2), (9, 64, 65, 0, 1), (300, 200, 203, 0, 1), (67, 1000, 1001, 67 * 1001 + 5, 2), (5, 1100, 1107, 0, 1), (3, 4099, 4099, 3 * 4099 + 1, 3), (127, 127, 127, 127 * 127, 4), (33, 9, 9, 33 * 9 + 1, 3), (20, 300, 301, 0, 1)]);
         for (rows, cols, ld, stride, batch) in shapes {

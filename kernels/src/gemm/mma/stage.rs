@@ -103,75 +103,54 @@ impl StageParams {
         self.chunked(per) && self.zero_pad != 0 && self.ld_dst >= per
     }
 
-    /// Rows one warp of a copy by warps copies: as many whole rows as fit
-    /// in a segment of [`STAGE_SEGMENT`] chunks where a row is shorter
-    /// than one (a batch of small matrices keeps every lane busy), else 1
-    /// (the row in [`segments`](Self::segments)).
-    pub const fn warp_rows(&self, per: u32) -> u32 {
-        let chunks = max1(self.ld_dst / per);
-        if chunks >= STAGE_SEGMENT { 1 } else { STAGE_SEGMENT / chunks }
+    /// Chunks of one matrix's copy: its rows of `ld_dst / per` chunks
+    /// (padding included), one after the other.
+    pub const fn matrix_chunks(&self, per: u32) -> u64 {
+        self.rows as u64 * (self.ld_dst / per) as u64
     }
 
-    /// Segments of [`STAGE_SEGMENT`] chunks per copied row of a copy by
-    /// warps (the last one may be shorter; 1 where a warp copies several
-    /// rows).
-    pub const fn segments(&self, per: u32) -> u32 {
-        (self.ld_dst / per).div_ceil(STAGE_SEGMENT)
-    }
-
-    /// Groups of [`warp_rows`](Self::warp_rows) rows per matrix (the last
-    /// may hold fewer).
-    pub const fn row_groups(&self, per: u32) -> u32 {
-        self.rows.div_ceil(self.warp_rows(per))
-    }
-
-    /// Warps of a copy by warps: one per segment of every group of rows
-    /// of every matrix.
+    /// Warps of a copy by warps: one per [`STAGE_SEGMENT`] consecutive
+    /// chunks of each matrix's copy (a matrix's last segment may be
+    /// shorter).
     pub const fn warp_items(&self, per: u32) -> u64 {
-        self.batch as u64 * self.row_groups(per) as u64 * self.segments(per) as u64
+        self.batch as u64 * self.matrix_chunks(per).div_ceil(STAGE_SEGMENT as u64)
     }
 
-    /// `(matrix, first row, first chunk)` of warp `w`'s segment (`w`
-    /// below [`warp_items`](Self::warp_items)): warps in row-major order
-    /// over matrices, groups of rows and segments.
+    /// `(matrix, first chunk)` of warp `w`'s segment (`w` below
+    /// [`warp_items`](Self::warp_items)), the chunk counted over the
+    /// matrix's copy row by row: warps in order over matrices and
+    /// segments.
     #[inline(always)]
-    pub const fn warp_item(&self, per: u32, w: u64) -> (u32, u32, u32) {
+    pub const fn warp_item(&self, per: u32, w: u64) -> (u32, u64) {
         // At least 1 (`w` is below `warp_items`): no division by zero to
         // check for; 32-bit divisions where they suffice.
-        let (segs, groups) = (max1(self.segments(per)), max1(self.row_groups(per)));
-        let (line, seg) = if w <= u32::MAX as u64 { ((w as u32 / segs) as u64, w as u32 % segs) } else { (w / segs as u64, (w % segs as u64) as u32) };
-        let (b, g) = if line <= u32::MAX as u64 { (line as u32 / groups, line as u32 % groups) } else { ((line / groups as u64) as u32, (line % groups as u64) as u32) };
-        (b, g * self.warp_rows(per), seg * STAGE_SEGMENT)
+        let segs = self.matrix_chunks(per).div_ceil(STAGE_SEGMENT as u64);
+        let segs = if segs == 0 { 1 } else { segs };
+        let (b, seg) = if w <= u32::MAX as u64 && segs <= u32::MAX as u64 { ((w as u32 / segs as u32) as u64, (w as u32 % segs as u32) as u64) } else { (w / segs, w % segs) };
+        (b as u32, seg * STAGE_SEGMENT as u64)
     }
 
-    /// `(row, chunk)` of lane `lane`'s [`STAGE_CHUNKS`] slots `lane, lane
-    /// + 32, …` of the segment from row `r0`, chunk `first`
-    /// ([`warp_item`](Self::warp_item)): along the row where a warp copies
-    /// one, else row by row (slot `s` is chunk `s % chunks` of row `r0 + s
-    /// / chunks`, stepped from one slot to the next without a division);
-    /// `None` past the copied row's chunks or the matrix's rows.
+    /// `(row, chunk)` of lane `lane`'s [`STAGE_CHUNKS`] slots of the
+    /// segment from chunk `first` ([`warp_item`](Self::warp_item)): slot
+    /// `s = first + lane + 32 j` is chunk `s % chunks` of row `s / chunks`
+    /// — one division for the lane's first, then stepped by 32 chunks;
+    /// `None` past the matrix's copy.
     #[inline(always)]
-    pub fn warp_slots(&self, per: u32, (r0, first): (u32, u32), lane: u32) -> [Option<(u32, u32)>; STAGE_CHUNKS as usize] {
-        let (chunks, per_warp) = (max1(self.ld_dst / per), self.warp_rows(per));
-        // Rows of the segment inside the matrix.
-        let rows = per_warp.min(self.rows.saturating_sub(r0));
-        let mut out = [None; STAGE_CHUNKS as usize];
-        if per_warp == 1 {
-            for (j, out) in out.iter_mut().enumerate() {
-                let chunk = first + lane + 32 * j as u32;
-                *out = (chunk < chunks && rows == 1).then_some((r0, chunk));
-            }
-            return out;
-        }
+    pub fn warp_slots(&self, per: u32, first: u64, lane: u32) -> [Option<(u32, u32)>; STAGE_CHUNKS as usize] {
+        let chunks = max1(self.ld_dst / per);
+        // Slots of the matrix's copy from `first` on (`first` is inside it).
+        let left = self.matrix_chunks(per).saturating_sub(first);
+        let s = first + lane as u64;
+        let (mut row, mut chunk) = if s <= u32::MAX as u64 { (s as u32 / chunks, s as u32 % chunks) } else { ((s / chunks as u64) as u32, (s % chunks as u64) as u32) };
         let (step_rows, step_chunks) = (32 / chunks, 32 % chunks);
-        let (mut dr, mut chunk) = (lane / chunks, lane % chunks);
-        for out in out.iter_mut() {
-            *out = (dr < rows).then_some((r0 + dr, chunk));
+        let mut out = [None; STAGE_CHUNKS as usize];
+        for (j, out) in out.iter_mut().enumerate() {
+            *out = (((lane + 32 * j as u32) as u64) < left).then_some((row, chunk));
             chunk += step_chunks;
-            dr += step_rows;
+            row = row.wrapping_add(step_rows);
             if chunk >= chunks {
                 chunk -= chunks;
-                dr += 1;
+                row = row.wrapping_add(1);
             }
         }
         out
@@ -194,12 +173,12 @@ pub const STAGE_THREADS: u32 = 256;
 
 /// 16-byte chunks each lane of a copy by warps moves, [`STAGE_CHUNKS`]
 /// · 32 = [`STAGE_SEGMENT`] per warp, all loaded before any is stored:
-/// several loads in flight per lane, and a row's addresses computed once
-/// per warp rather than once per chunk (BENCHMARKS.md, "Staging: a copy
-/// by warps, kept buffers").
+/// several loads in flight per lane (BENCHMARKS.md, "Staging: a copy by
+/// warps, kept buffers").
 pub const STAGE_CHUNKS: u32 = 4;
 
-/// Chunks of one warp's segment of a row in a copy by warps.
+/// Consecutive chunks of a matrix's copy one warp moves in a copy by
+/// warps.
 pub const STAGE_SEGMENT: u32 = 32 * STAGE_CHUNKS;
 
 /// Warps per block of a copy by warps.
@@ -211,11 +190,12 @@ const fn warps_launch(warps: u64) -> LaunchConfig {
 }
 
 /// A copy by warps ([`StageParams::by_warps`]: every staged operand)
-/// runs a warp per [`STAGE_SEGMENT`] chunks of a copied row (padding
-/// included), or of as many whole rows as fit where rows are shorter
-/// ([`StageParams::warp_rows`]), lane `l` moving slots `l, l + 32, …`:
-/// 512 consecutive bytes per load along a row, every lane busy in a batch
-/// of small matrices. Other copies: for a chunked one one thread per 16-byte
+/// runs a warp per [`STAGE_SEGMENT`] consecutive chunks of a matrix's
+/// copy (its rows one after the other, padding included), lane `l` moving
+/// chunks `l, l + 32, …` of the segment ([`StageParams::warp_slots`]): a
+/// store instruction writes 512 consecutive bytes of the copy, and every
+/// lane is busy but in a matrix's last segment, whatever the rows' length.
+/// Other copies: for a chunked one one thread per 16-byte
 /// chunk of a copied row, otherwise one per `(row, column)` (x along the
 /// source's rows: coalesced reads), rows folded into z beyond the grid's
 /// y limit. `elem_bytes`: 2 or 4.
@@ -373,9 +353,9 @@ unsafe fn stage_warp<T: StageElem>(src: Global<T>, dst: Global<T>, p: StageParam
     if w >= p.warp_items(T::PER) {
         return;
     }
-    let (b, r0, first) = p.warp_item(T::PER, w);
+    let (b, first) = p.warp_item(T::PER, w);
     let (round, extent) = (p.round_tf32 != 0, p.src_extent());
-    let slots = p.warp_slots(T::PER, (r0, first), thread_idx_x() % 32);
+    let slots = p.warp_slots(T::PER, first, thread_idx_x() % 32);
     let mut v = [u32x4::splat(0); STAGE_CHUNKS as usize];
     for (v, slot) in v.iter_mut().zip(&slots) {
         if let Some((r, chunk)) = *slot {
@@ -783,10 +763,11 @@ mod tests {
         /// A copy by warps reaches every chunk of every row of every
         /// matrix exactly once, in bounds: each warp's segment
         /// ([`StageParams::warp_item`]) and its lanes' slots
-        /// ([`StageParams::warp_slots`]), over the launch's warps, alone and
-        /// as the second copy of a pair — rows of one chunk to many
-        /// segments. Where a warp copies several rows, at least half of
-        /// its slots hold a chunk unless the matrix runs out of rows.
+        /// ([`StageParams::warp_slots`], chunk `s % chunks` of row `s /
+        /// chunks` for slot `s` of the matrix's copy), over the launch's
+        /// warps, alone and as the second copy of a pair — rows of one
+        /// chunk to many segments; every slot of a segment busy but in a
+        /// matrix's last.
         #[test]
         fn a_copy_by_warps_reaches_every_chunk_once(rows in 1u32..40, chunks in 1u32..600, batch in 1u32..4, per in prop::sample::select(std::vec![4u32, 8])) {
             let ld_dst = chunks * per;
@@ -794,33 +775,32 @@ mod tests {
             let p = StageParams { rows, cols, ld_src: cols + 1, ld_dst, batch, transpose: 0, stride_src: 0, stride_dst: (rows * ld_dst) as u64, zero_pad: 1, round_tf32: 0 };
             prop_assert!(p.by_warps(per));
             let pair = Stage2Params { a: StageParams { rows: 3, ..p }, b: p };
+            let total = rows as u64 * chunks as u64;
             for (c, skip) in [(stage_config(&p, 16 / per), 0), (stage2_config(&pair, 16 / per), pair.a.warp_items(per))] {
                 prop_assert_eq!((c.grid[1], c.grid[2], c.block), (1, 1, [STAGE_THREADS, 1, 1]));
                 let warps = c.grid[0] as u64 * STAGE_WARPS as u64;
                 prop_assert!(warps >= skip + p.warp_items(per) && warps < skip + p.warp_items(per) + STAGE_WARPS as u64);
                 let mut seen = HashSet::new();
                 for w in 0..p.warp_items(per) {
-                    let (b, r0, first) = p.warp_item(per, w);
-                    prop_assert!(b < batch && r0 < rows && first % STAGE_SEGMENT == 0);
+                    let (b, first) = p.warp_item(per, w);
+                    prop_assert!(b < batch && first < total && first % STAGE_SEGMENT as u64 == 0);
                     let mut busy = 0;
                     for lane in 0..32 {
-                        for (j, slot) in p.warp_slots(per, (r0, first), lane).into_iter().enumerate() {
-                            // Slot `lane + 32 j`: along the row, or row by row.
-                            let s = lane + 32 * j as u32;
-                            let want = if p.warp_rows(per) == 1 { (r0, first + s) } else { (r0 + s / chunks, s % chunks) };
+                        for (j, slot) in p.warp_slots(per, first, lane).into_iter().enumerate() {
+                            let s = first + (lane + 32 * j as u32) as u64;
                             if let Some((r, chunk)) = slot {
-                                prop_assert_eq!((r, chunk), want);
+                                prop_assert_eq!((r as u64, chunk as u64), (s / chunks as u64, s % chunks as u64));
                                 prop_assert!(r < rows && chunk < chunks);
                                 prop_assert!(seen.insert((b, r, chunk)));
                                 busy += 1;
+                            } else {
+                                prop_assert!(s >= total, "slot {} of {} left out", s, total);
                             }
                         }
                     }
-                    if p.warp_rows(per) > 1 && r0 + p.warp_rows(per) <= rows {
-                        prop_assert!(2 * busy >= STAGE_SEGMENT, "{} of {} slots busy, rows of {} chunks", busy, STAGE_SEGMENT, chunks);
-                    }
+                    prop_assert_eq!(busy as u64, (total - first).min(STAGE_SEGMENT as u64));
                 }
-                prop_assert_eq!(seen.len() as u64, (batch * rows * chunks) as u64);
+                prop_assert_eq!(seen.len() as u64, batch as u64 * total);
             }
         }
     }
