@@ -318,11 +318,11 @@ const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
 /// them (docs/benchmarks/2026-11-29-h200-staging/run5/, the `new3` build),
 /// and two rounds of the other odd shapes and pitches (run6/).
 const H200STG29: &str = "2026-11-29-h200-staging";
-/// Batches of small odd products with the staging copy taking several
-/// short rows per warp (slots stepped without divisions, a row's partial
-/// last chunk read whole and masked): two rounds of one call in turn with
-/// the build before the masking
-/// (docs/benchmarks/2026-11-29-h200-short-rows/run5/, the `new3` build).
+/// Batches of small odd products with the staging copy by warps over 128
+/// consecutive chunks of a matrix's copy whatever its rows' length (a
+/// row's partial last chunk read whole and masked): two rounds of one call
+/// in turn with the build before it
+/// (docs/benchmarks/2026-11-29-h200-short-rows/run6/, the `new4` build).
 const H200SR29: &str = "2026-11-29-h200-short-rows";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
@@ -587,7 +587,7 @@ pub const TABLES: &[Table] = &[
                of the build with the staging copy by warps and the handle's kept staging buffers, the pitch row from two rounds of another \
                call of it (2026-11-29, \"Staging: a copy by warps, kept buffers\"; `B` restaged since \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
                and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the batch rows from two rounds of one call of the build \
-               whose staging copy takes several short rows per warp and reads a row's partial last chunk whole (2026-11-29, \"Staging: short rows\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               whose staging copy gives a warp 128 consecutive chunks of a matrix's copy whatever its rows' length (2026-11-29, \"Staging: short rows\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
