@@ -208,17 +208,10 @@ fn stage_operands<'c>(ctx: &'c Context, a: (&Buffer<f32>, Stored, bool), b: (&Bu
             let (sa, sb) = super::mma::stage_both(ctx, (a.0, a.1, a.2, TMA_PITCH), (b.0, b.1, b.2, TMA_PITCH), batch, false)?;
             Ok([sa, sb])
         }
-        (ta, tb) => {
-            let sa = match ta {
-                Some(t) => Some(t),
-                None => super::mma::stage(ctx, a.0, a.1, batch, a.2, false)?,
-            };
-            let sb = match tb {
-                Some(t) => Some(t),
-                None => super::mma::stage(ctx, b.0, b.1, batch, b.2, false)?,
-            };
-            Ok([sa, sb])
-        }
+        (ta, tb) => Ok([
+            ta.map_or_else(|| super::mma::stage(ctx, a.0, a.1, batch, a.2, false), |t| Ok(Some(t)))?,
+            tb.map_or_else(|| super::mma::stage(ctx, b.0, b.1, batch, b.2, false), |t| Ok(Some(t)))?,
+        ]),
     }
 }
 
