@@ -924,8 +924,8 @@ fn run(ctx: &Context) -> Result<()> {
         odd_factors(ctx)?;
     }
     // Strided-batched, attention-like; and 512 odd products next to the
-    // 128³ ones (both operands staged, rows of fewer than 32 chunks: the
-    // staging copy's thread-per-chunk path).
+    // 128³ ones (both operands staged in rows of 16 chunks, `C` stored by
+    // the threads).
     for (batch, s, tb) in [(64, (1024, 1024, 64), true), (512, (128, 128, 128), false), (512, (127, 127, 127), false), (64, (512, 512, 512), false), (256, (256, 1024, 64), true)] {
         compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, batch, tb, false)?;
     }

@@ -98,7 +98,7 @@ impl StageParams {
 
     /// Whether the copy runs by warps ([`stage_config`]): chunked,
     /// writing whole copied rows ([`zero_pad`](Self::zero_pad)) — every
-    /// staged operand of the tensor-core engines.
+    /// operand a GEMM engine stages untransposed (the f32 one's too).
     pub const fn by_warps(&self, per: u32) -> bool {
         self.chunked(per) && self.zero_pad != 0 && self.ld_dst >= per
     }
