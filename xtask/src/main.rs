@@ -61,8 +61,9 @@ enum Command {
     /// Run `ptxas -v` on the committed PTX for every GPU it targets
     /// (sm_80 PTX: sm_80 and sm_90) and print registers, static shared
     /// memory, stack frame and spills per kernel. Fails on any spill,
-    /// and on a stack frame in a hot kernel (name starting with
-    /// sgemm_ or transpose_).
+    /// on a stack frame in a hot kernel (name starting with sgemm_,
+    /// transpose_ or gemm_stage) and on one above 88 bytes in a
+    /// tensor-core engine kernel (gemm_mma_).
     #[command(verbatim_doc_comment)]
     PtxasReport,
     /// The project's test command (what CI runs): checks the toolchain
