@@ -923,10 +923,21 @@ fn run(ctx: &Context) -> Result<()> {
     if std::env::var("FERROTILE_BENCH_ODD_FACTORS").is_ok_and(|v| v == "1") {
         odd_factors(ctx)?;
     }
-    // Strided-batched, attention-like; and 512 odd products next to the
-    // 128³ ones (both operands staged in rows of 16 chunks, `C` stored by
-    // the threads).
-    for (batch, s, tb) in [(64, (1024, 1024, 64), true), (512, (128, 128, 128), false), (512, (127, 127, 127), false), (64, (512, 512, 512), false), (256, (256, 1024, 64), true)] {
+    // Strided-batched, attention-like; and odd products next to aligned
+    // ones (both operands staged, `C` stored by the threads).
+    // Mid-sized odd batches beside their aligned twins.
+    for (batch, s, tb) in [
+        (64, (1024, 1024, 64), true),
+        (512, (128, 128, 128), false),
+        (512, (127, 127, 127), false),
+        (64, (256, 256, 256), false),
+        (64, (255, 255, 255), false),
+        (16, (512, 512, 512), false),
+        (16, (511, 511, 511), false),
+        (64, (512, 512, 512), false),
+        (256, (256, 1024, 64), true),
+        (256, (255, 1023, 63), true),
+    ] {
         compare::<bf16, bf16>(ctx, blas, "bf16→bf16", s, batch, tb, false)?;
     }
     // Decode (memory-bound): against HBM bandwidth.

@@ -324,6 +324,7 @@ const H200STG29: &str = "2026-11-29-h200-staging";
 /// in turn with the build before it
 /// (docs/benchmarks/2026-11-29-h200-short-rows/run6/, the `new4` build).
 const H200SR29: &str = "2026-11-29-h200-short-rows";
+const H200TC29: &str = "2026-11-29-h200-threaded-c";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -359,6 +360,7 @@ const ODD: &[&str] = &["4093×4099×4091"];
 const BATCH_K64: &[&str] = &["64×1024×1024×64 (Bᵀ)"];
 const BATCH_128: &[&str] = &["512×128×128×128"];
 const BATCH_127: &[&str] = &["512×127×127×127"];
+const BATCH_ODD_MID: &[&str] = &["64×255×255×255", "16×511×511×511", "256×255×1023×63 (Bᵀ)"];
 const BATCH_512: &[&str] = &["64×512×512×512"];
 const BATCH_HEADS: &[&str] = &["256×256×1024×64 (Bᵀ)"];
 
@@ -576,8 +578,9 @@ pub const TABLES: &[Table] = &[
                 "4096×4104×4096",
                 "4096×4096×4104"
             ),
-            tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200SR29]),
-            tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200SR29]),
+            tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200TC29]),
+            tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200TC29]),
+            tc_row!("bf16→bf16, odd batches (the same)", "64×255³ / 16×511³ / 256×255×1023×63 (`Bᵀ`)", "bf16→bf16", BATCH_ODD_MID, &[H200TC29]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
@@ -587,7 +590,8 @@ pub const TABLES: &[Table] = &[
                of the build with the staging copy by warps and the handle's kept staging buffers, the pitch row from two rounds of another \
                call of it (2026-11-29, \"Staging: a copy by warps, kept buffers\"; `B` restaged since \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
                and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the batch rows from two rounds of one call of the build \
-               whose staging copy gives a warp 128 consecutive chunks of a matrix's copy whatever its rows' length (2026-11-29, \"Staging: short rows\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               whose `Auto` weighs `C` stored by the threads (2026-11-29, \"`C` stored by the threads, in `Auto`'s estimate\"; the staging copy \
+               as in \"Staging: short rows\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",

@@ -139,10 +139,12 @@ impl WgmmaTile {
         }
         let ktiles = (p.g.k as usize).div_ceil(k::gemm::wgmma::index::bk(k::gemm::mma::input_bytes(input)));
         let (m, n) = (p.g.m as usize, p.g.n as usize);
+        let es = if output == F32 { 4 } else { 2 };
+        let threaded_c = !tma_storable(es, n, p.g.ldc as usize, p.batch, p.strides[2]);
         let time = |t: WgmmaTile| {
             // The kernel's problem: a swapped tile's rows are `C`'s columns.
             let (rows, cols) = if t.swapped() { (n, m) } else { (m, n) };
-            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1), fused)
+            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1), (fused, threaded_c))
         };
         [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128, WgmmaTile::P128x128]
             .into_iter()
@@ -180,15 +182,17 @@ impl WgmmaTile {
 /// of the persistent grid ([`waves`], split-K included) times the tile's
 /// work over its throughput and its epilogue (the tensor cores idle
 /// through it: [`EPILOGUE_KTILES`], or [`FUSED_EPILOGUE_KTILES`] when
-/// `fused`), plus, where [`split_k`] splits, what the parts cost beyond
+/// `fused`; [`THREADED_C_EPILOGUE`] times that when `threaded_c`, `C`'s
+/// rows stored by the threads, for every tile but the swapped ones), plus, where [`split_k`] splits, what the parts cost beyond
 /// their k-loops — each part's partial sums stored, the counter, the last
 /// part reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
 /// k-tiles of the tile's work per part. The ping-pong tile is never split
 /// and runs each epilogue (one warpgroup's, twice as long) under the other
 /// consumer's next k-loop: a tile costs its k-loop or, where the epilogue
 /// is longer, half of both, and a block's last epilogue counts whole.
-pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, fused: bool) -> f64 {
-    let epilogue = if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } / ktiles.max(1) as f64;
+pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, (fused, threaded_c): (bool, bool)) -> f64 {
+    let slower = if threaded_c && !t.swapped() { THREADED_C_EPILOGUE } else { 1.0 };
+    let epilogue = slower * if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } / ktiles.max(1) as f64;
     if t.pingpong() {
         // One warpgroup runs a whole tile's epilogue (twice the
         // cooperative tile's share per warpgroup), under the other's next
@@ -209,6 +213,27 @@ pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, fu
 /// ahead at `k` = 1024 (8192 × 8192 and 16384 × 4096), the `128 × 256`
 /// one at 2048³ and 4096³.
 pub const EPILOGUE_KTILES: f64 = 4.0;
+
+/// How much longer a tile's epilogue is when `C`'s rows cannot take TMA
+/// stores ([`tma_storable`]: rows not whole 16-byte pieces, as with an odd
+/// `n`) and the threads store them through the epilogue buffer, element
+/// by element on rows that start inside a 4-byte word — except in the
+/// swapped tiles, which store every result straight from its register
+/// either way. From 512 batched 127³ products on an H200 (BENCHMARKS.md,
+/// "a direct tile, tried"): less their staging pass, the `128 × 128` and
+/// `128 × 256` tiles' products take 1.9 and 1.4 times the epilogue this
+/// estimate gives them otherwise, and the swapped tile, unchanged, was
+/// 13–15 % faster than the `128 × 128` one `Auto` took.
+pub const THREADED_C_EPILOGUE: f64 = 1.5;
+
+/// Whether `C` (`cols` elements of `es` bytes per row, rows `ld` apart,
+/// `matrices` of them `stride` apart) can be stored by TMA: every row and
+/// matrix whole 16-byte pieces (its buffer 16-byte aligned, as every
+/// [`Buffer`] is).
+fn tma_storable(es: usize, cols: usize, ld: usize, matrices: usize, stride: usize) -> bool {
+    let pieces = |elems: usize| (elems * es) % 16 == 0;
+    pieces(ld) && pieces(cols) && (matrices == 1 || (stride != 0 && pieces(stride)))
+}
 
 /// The fewest k-tiles `Auto` gives the ping-pong tile: the shortest `k`
 /// it was measured ahead at (1024, 16 k-tiles of 64). Shorter k-loops —
@@ -437,8 +462,7 @@ fn tensor_map<T: GemmElement>(ctx: &Context, buf: &Buffer<T>, spec: &MapSpec, ar
 /// padding); the emulator's stores do the same.
 fn store_spec<O: GemmElement>(c: &Buffer<O>, rows: usize, cols: usize, ld: usize, matrices: usize, stride: usize) -> Option<MapSpec> {
     let es = std::mem::size_of::<O>();
-    let pieces = |elems: usize| (elems * es) % 16 == 0;
-    let aligned = c.device_ptr() % 16 == 0 && pieces(ld) && pieces(cols) && (matrices == 1 || (stride != 0 && pieces(stride)));
+    let aligned = c.device_ptr() % 16 == 0 && tma_storable(es, cols, ld, matrices, stride);
     aligned.then(|| MapSpec { rows, cols, ld, matrices, stride, box_: epi_box(es), promotion: L2Promotion::Bytes256 })
 }
 
@@ -944,6 +968,16 @@ mod tests {
         assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::P128x128));
         // The batch counts: 4 × 1024² is 128 wide tiles.
         assert_eq!(pick(1024, 1024, 4096, 4), Some(WgmmaTile::B128x256));
+        // `C` stored by the threads (rows of 127 or 255 elements) in short
+        // products: the unswapped tiles' epilogues take longer
+        // (THREADED_C_EPILOGUE), the swapped tile's do not — at 512 × 127³
+        // it wins (13–15 % on the H200); on aligned rows the `128 × 128`
+        // tile. At 64 × 255³, twice the k-tiles and 128 wide tiles in one
+        // round, the wide tile, as on aligned rows.
+        assert_eq!(pick(127, 127, 127, 512), Some(WgmmaTile::S64x128));
+        assert_eq!(pick(128, 128, 128, 512), Some(WgmmaTile::B128x128));
+        assert_eq!(pick(255, 255, 255, 64), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(256, 256, 256, 64), Some(WgmmaTile::B128x256));
         // At most SWAP_ROWS rows: the swapped tile; one more row: not.
         assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S16x128));
         assert_eq!(pick(NARROW_SWAP_ROWS, 8192, 8192, 1), Some(WgmmaTile::S16x128));
