@@ -923,9 +923,9 @@ fn run(ctx: &Context) -> Result<()> {
     if std::env::var("FERROTILE_BENCH_ODD_FACTORS").is_ok_and(|v| v == "1") {
         odd_factors(ctx)?;
     }
-    // Strided-batched, attention-like; and odd products next to aligned
-    // ones (both operands staged, `C` stored by the threads).
-    // Mid-sized odd batches beside their aligned twins.
+    // Strided-batched, attention-like; and batches of odd products, small
+    // and mid-sized, each after its aligned twin (both operands staged,
+    // `C` stored by the threads).
     for (batch, s, tb) in [
         (64, (1024, 1024, 64), true),
         (512, (128, 128, 128), false),

@@ -318,12 +318,10 @@ const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
 /// them (docs/benchmarks/2026-11-29-h200-staging/run5/, the `new3` build),
 /// and two rounds of the other odd shapes and pitches (run6/).
 const H200STG29: &str = "2026-11-29-h200-staging";
-/// Batches of small odd products with the staging copy by warps over 128
-/// consecutive chunks of a matrix's copy whatever its rows' length (a
-/// row's partial last chunk read whole and masked): two rounds of one call
-/// in turn with the build before it
-/// (docs/benchmarks/2026-11-29-h200-short-rows/run6/, the `new4` build).
-const H200SR29: &str = "2026-11-29-h200-short-rows";
+/// Batches, aligned and odd, with `Auto`'s estimate weighing `C` stored by
+/// the threads (`THREADED_C_EPILOGUE`: the odd ones on the swapped tile)
+/// and the staging copy by warps over a matrix's consecutive chunks: two
+/// rounds of one call (docs/benchmarks/2026-11-29-h200-threaded-c/run2/).
 const H200TC29: &str = "2026-11-29-h200-threaded-c";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).

@@ -183,9 +183,10 @@ impl WgmmaTile {
 /// work over its throughput and its epilogue (the tensor cores idle
 /// through it: [`EPILOGUE_KTILES`], or [`FUSED_EPILOGUE_KTILES`] when
 /// `fused`; [`THREADED_C_EPILOGUE`] times that when `threaded_c`, `C`'s
-/// rows stored by the threads, for every tile but the swapped ones), plus, where [`split_k`] splits, what the parts cost beyond
-/// their k-loops — each part's partial sums stored, the counter, the last
-/// part reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
+/// rows stored by the threads, for every tile but the swapped ones),
+/// plus, where [`split_k`] splits, what the parts cost beyond their
+/// k-loops — each part's partial sums stored, the counter, the last part
+/// reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
 /// k-tiles of the tile's work per part. The ping-pong tile is never split
 /// and runs each epilogue (one warpgroup's, twice as long) under the other
 /// consumer's next k-loop: a tile costs its k-loop or, where the epilogue
@@ -220,10 +221,10 @@ pub const EPILOGUE_KTILES: f64 = 4.0;
 /// by element on rows that start inside a 4-byte word — except in the
 /// swapped tiles, which store every result straight from its register
 /// either way. From 512 batched 127³ products on an H200 (BENCHMARKS.md,
-/// "a direct tile, tried"): less their staging pass, the `128 × 128` and
-/// `128 × 256` tiles' products take 1.9 and 1.4 times the epilogue this
-/// estimate gives them otherwise, and the swapped tile, unchanged, was
-/// 13–15 % faster than the `128 × 128` one `Auto` took.
+/// "`C` stored by the threads, in `Auto`'s estimate"): less their staging
+/// pass, the `128 × 128` and `128 × 256` tiles' products took about 1.9
+/// and 1.4 times the epilogue this estimate gave them otherwise, and the
+/// swapped tile was 13–15 % faster than the `128 × 128` one `Auto` took.
 pub const THREADED_C_EPILOGUE: f64 = 1.5;
 
 /// Whether `C` (`cols` elements of `es` bytes per row, rows `ld` apart,
