@@ -36,7 +36,9 @@
 //! split of a last, partial round of tiles), `FERROTILE_BENCH_SHAPES=
 //! MxNxK,…` (first: bf16 → bf16 at those shapes, each wgmma tile forced
 //! with every tile whole, plain and with the fused bias + GELU),
-//! `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
+//! `FERROTILE_BENCH_TILES=MxNxK,…` (first: bf16 → bf16 at those shapes,
+//! `Auto` and each wgmma tile forced, plain and fused: `Auto`'s choice
+//! against the others), `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
 //! shape, three calls each plain, with the bias and with the bias + GELU,
 //! in that order: launches for a profiler to pick by index).
 
@@ -625,14 +627,14 @@ fn median(t: &mut [Duration]) -> Duration {
 
 /// The fused bias + GELU epilogue: plain kernel, fused kernel (once, then
 /// in turn with the plain one), cuBLAS then a separate pass.
-fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, n, k): (usize, usize, usize)) -> Result<()> {
-    let shape = format!("{m}×{n}×{k}");
+fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, n, k): (usize, usize, usize), batch: usize) -> Result<()> {
+    let shape = if batch > 1 { format!("{batch}×{m}×{n}×{k}") } else { format!("{m}×{n}×{k}") };
     if !selected(&format!("{dtype} {shape} epilogue")) {
         return Ok(());
     }
-    let g = Gemm::new(m, n, k);
+    let g = Gemm::new(m, n, k).batch(batch);
     let mut o = operands::<I, O>(ctx, &g, n, 7)?;
-    let flops = 2.0 * (m * n * k) as f64;
+    let flops = 2.0 * (m * n * k * batch) as f64;
     let plain = time(ctx, || g.run(ctx, &o.da, &o.db, &mut o.dc))?;
     row(dtype, &shape, "plain (no epilogue)", plain, flops, None, None, 0.0);
     let fused = g.activation(Activation::GeluTanh);
@@ -665,9 +667,9 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     }
     // On Hopper, each wgmma tile forced, plain and fused, against Auto's
     // plain call: the ping-pong tile runs one consumer's epilogue under
-    // the other's k-loop.
+    // the other's k-loop, the swapped tile stores from its registers.
     if ctx.device_info().is_some_and(|d| d.compute_capability == (9, 0)) {
-        for tile in [WgmmaTile::B128x256, WgmmaTile::P128x128, WgmmaTile::P128x128x2] {
+        for tile in [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128, WgmmaTile::P128x128, WgmmaTile::P128x128x2] {
             let forced = g.clone().variant(GemmVariant::Wgmma(tile));
             if forced.resolved_variant_on::<I, O>(ctx).is_err() {
                 continue;
@@ -692,7 +694,8 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     if let Some(h) = blas {
         let t2 = time(ctx, || {
             h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc)?;
-            bias_activation(ctx, &mut o.dc, &o.bias, Activation::GeluTanh, (m, n, n))
+            // The batch's packed matrices are one matrix of `batch · m` rows.
+            bias_activation(ctx, &mut o.dc, &o.bias, Activation::GeluTanh, (m * batch, n, n))
         })?;
         let e2 = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
         row(dtype, &shape, "cuBLAS + separate bias/GELU pass", t2, flops, Some(t), Some(e2), O::tol().max(I::tol()));
@@ -743,6 +746,47 @@ fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
 }
 
 /// `MxNxK` (or `M×N×K`) as its three sizes.
+/// `FERROTILE_BENCH_TILES=MxNxK,…`: bf16 → bf16 at those shapes, `Auto`
+/// (its tile named) and each wgmma tile forced — with `Auto`'s split —,
+/// plain and with the fused bias + GELU, % of cuBLAS: what `Auto`'s
+/// estimate chose against what it could have.
+fn tile_choice(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
+    let Ok(list) = std::env::var("FERROTILE_BENCH_TILES") else { return Ok(()) };
+    for s in list.split(',').filter(|s| !s.trim().is_empty()) {
+        let Some([m, n, k]) = parse_shape(s) else {
+            println!("note: FERROTILE_BENCH_TILES: `{s}` is not MxNxK; skipped");
+            continue;
+        };
+        let (shape, g) = (format!("{m}×{n}×{k}"), Gemm::new(m, n, k));
+        let mut o = operands::<bf16, bf16>(ctx, &g, n, 13)?;
+        let flops = 2.0 * (m * n * k) as f64;
+        let ceiling = match blas {
+            Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
+            None => None,
+        };
+        if let Some(t) = ceiling {
+            row("bf16→bf16", &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
+        }
+        let forced = WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.variant(GemmVariant::Wgmma(*t))));
+        for (name, gv) in std::iter::once((format!("auto ({})", g.resolved_variant_on::<bf16, bf16>(ctx)?.name()), g)).chain(forced) {
+            if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
+                continue;
+            }
+            gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), false, false, None)?;
+            let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+            row("bf16→bf16", &shape, &name, t, flops, ceiling, Some(e), bf16::tol());
+            let fused = gv.activation(Activation::GeluTanh);
+            fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+            let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
+            let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
+            let fused_name = if name.starts_with("auto") { format!("auto ({}), fused bias + GELU", fused.resolved_variant_on::<bf16, bf16>(ctx)?.name()) } else { format!("{name}, fused bias + GELU") };
+            row("bf16→bf16", &shape, &fused_name, t, flops, ceiling, Some(e), bf16::tol());
+        }
+    }
+    Ok(())
+}
+
 fn parse_shape(s: &str) -> Option<[usize; 3]> {
     let d: Vec<usize> = s.trim().split(['x', '×']).filter_map(|w| w.trim().parse().ok()).collect();
     d.try_into().ok()
@@ -792,6 +836,7 @@ fn run(ctx: &Context) -> Result<()> {
     println!("| types | shape | kernel | ms | TFLOP/s | % | rel. err |");
     println!("| --- | --- | --- | ---: | ---: | ---: | --- |");
     tile_probe(ctx, blas)?;
+    tile_choice(ctx, blas)?;
     let quick = std::env::var("FERROTILE_BENCH_QUICK").is_ok_and(|v| v == "1");
     let squares: &[(usize, usize, usize)] = if quick { &[(4096, 4096, 4096)] } else { &[(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)] };
     for &s in squares {
@@ -949,9 +994,15 @@ fn run(ctx: &Context) -> Result<()> {
         decode(ctx, blas, s, true)?;
     }
     // The fused epilogue.
-    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4096, 4096, 4096))?;
-    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 1024))?;
-    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 8192))?;
-    epilogue::<bf16, f32>(ctx, blas, "bf16→f32", (4096, 4096, 4096))?;
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4096, 4096, 4096), 1)?;
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 1024), 1)?;
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (8192, 8192, 8192), 1)?;
+    epilogue::<bf16, f32>(ctx, blas, "bf16→f32", (4096, 4096, 4096), 1)?;
+    // With `C` stored by the threads (odd `n`), where `Auto`'s estimate
+    // adds `THREADED_C_KTILES` to the unswapped tiles' epilogue: a large
+    // product (the ping-pong tile) and a batch of small ones (the swapped
+    // tile).
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (4095, 14335, 4096), 1)?;
+    epilogue::<bf16, bf16>(ctx, blas, "bf16→bf16", (127, 127, 127), 512)?;
     Ok(())
 }

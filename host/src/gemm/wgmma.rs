@@ -182,8 +182,8 @@ impl WgmmaTile {
 /// of the persistent grid ([`waves`], split-K included) times the tile's
 /// work over its throughput and its epilogue (the tensor cores idle
 /// through it: [`EPILOGUE_KTILES`], or [`FUSED_EPILOGUE_KTILES`] when
-/// `fused`; [`THREADED_C_EPILOGUE`] times that when `threaded_c`, `C`'s
-/// rows stored by the threads, for every tile but the swapped ones),
+/// `fused`; [`THREADED_C_KTILES`] more when `threaded_c`, `C`'s rows
+/// stored by the threads, for every tile but the swapped ones),
 /// plus, where [`split_k`] splits, what the parts cost beyond their
 /// k-loops — each part's partial sums stored, the counter, the last part
 /// reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
@@ -192,8 +192,8 @@ impl WgmmaTile {
 /// consumer's next k-loop: a tile costs its k-loop or, where the epilogue
 /// is longer, half of both, and a block's last epilogue counts whole.
 pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, (fused, threaded_c): (bool, bool)) -> f64 {
-    let slower = if threaded_c && !t.swapped() { THREADED_C_EPILOGUE } else { 1.0 };
-    let epilogue = slower * if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } / ktiles.max(1) as f64;
+    let stores = if threaded_c && !t.swapped() { THREADED_C_KTILES } else { 0.0 };
+    let epilogue = (if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } + stores) / ktiles.max(1) as f64;
     if t.pingpong() {
         // One warpgroup runs a whole tile's epilogue (twice the
         // cooperative tile's share per warpgroup), under the other's next
@@ -215,17 +215,22 @@ pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, (f
 /// one at 2048³ and 4096³.
 pub const EPILOGUE_KTILES: f64 = 4.0;
 
-/// How much longer a tile's epilogue is when `C`'s rows cannot take TMA
-/// stores ([`tma_storable`]: rows not whole 16-byte pieces, as with an odd
-/// `n`) and the threads store them through the epilogue buffer, element
-/// by element on rows that start inside a 4-byte word — except in the
-/// swapped tiles, which store every result straight from its register
-/// either way. From 512 batched 127³ products on an H200 (BENCHMARKS.md,
-/// "`C` stored by the threads, in `Auto`'s estimate"): less their staging
-/// pass, the `128 × 128` and `128 × 256` tiles' products took about 1.9
-/// and 1.4 times the epilogue this estimate gave them otherwise, and the
-/// swapped tile was 13–15 % faster than the `128 × 128` one `Auto` took.
-pub const THREADED_C_EPILOGUE: f64 = 1.5;
+/// What a tile's epilogue costs more, in k-tiles as [`EPILOGUE_KTILES`],
+/// when `C`'s rows cannot take TMA stores ([`tma_storable`]: rows not
+/// whole 16-byte pieces, as with an odd `n`) and the threads store them
+/// through the epilogue buffer, element by element on rows that start
+/// inside a 4-byte word — except in the swapped tiles, which store every
+/// result straight from its register either way. Added, not scaled: the
+/// stores do not grow with a fused epilogue's math. Measured on an H200
+/// (BENCHMARKS.md, "`C` stored by the threads, in `Auto`'s estimate"),
+/// every tile forced at shapes whose `C` the threads store: the ping-pong
+/// tile, which runs each epilogue under the other consumer's k-loop,
+/// 10–15 % ahead of the `128 × 256` one that the estimate took without
+/// this term at 4095 × 14335 × 4096 and 5119² × 4096 (plain and fused),
+/// the swapped tile 13–16 % ahead at 512 × 127³ and 256 × 255 × 1023 × 63.
+/// 12 moves `Auto` to the faster tile at each of them and at no shape
+/// measured to a slower one (the aligned twins keep their tiles).
+pub const THREADED_C_KTILES: f64 = 12.0;
 
 /// Whether `C` (`cols` elements of `es` bytes per row, rows `ld` apart,
 /// `matrices` of them `stride` apart) can be stored by TMA: every row and
@@ -969,16 +974,20 @@ mod tests {
         assert_eq!(pick(4093, 4099, 4091, 1), Some(WgmmaTile::P128x128));
         // The batch counts: 4 × 1024² is 128 wide tiles.
         assert_eq!(pick(1024, 1024, 4096, 4), Some(WgmmaTile::B128x256));
-        // `C` stored by the threads (rows of 127 or 255 elements) in short
-        // products: the unswapped tiles' epilogues take longer
-        // (THREADED_C_EPILOGUE), the swapped tile's do not — at 512 × 127³
-        // it wins (13–15 % on the H200); on aligned rows the `128 × 128`
-        // tile. At 64 × 255³, twice the k-tiles and 128 wide tiles in one
-        // round, the wide tile, as on aligned rows.
+        // `C` stored by the threads (odd `n`): the unswapped tiles'
+        // epilogues take longer (THREADED_C_KTILES), the swapped tile's do
+        // not, the ping-pong tile's run under the other consumer's k-loop
+        // — so batches of small odd products take the swapped tile, large
+        // odd products the ping-pong one (each the faster on the H200),
+        // and their aligned twins the tiles they took before.
         assert_eq!(pick(127, 127, 127, 512), Some(WgmmaTile::S64x128));
         assert_eq!(pick(128, 128, 128, 512), Some(WgmmaTile::B128x128));
-        assert_eq!(pick(255, 255, 255, 64), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(255, 255, 255, 64), Some(WgmmaTile::S64x128));
         assert_eq!(pick(256, 256, 256, 64), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(4095, 14335, 4096, 1), Some(WgmmaTile::P128x128));
+        assert_eq!(pick(4096, 14336, 4096, 1), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(5119, 5119, 4096, 1), Some(WgmmaTile::P128x128));
+        assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::B128x256));
         // At most SWAP_ROWS rows: the swapped tile; one more row: not.
         assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S16x128));
         assert_eq!(pick(NARROW_SWAP_ROWS, 8192, 8192, 1), Some(WgmmaTile::S16x128));
