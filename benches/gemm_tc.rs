@@ -709,56 +709,29 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
 /// holds one, two or more of its tiles (the ping-pong tile's consumers
 /// alone, in turn, or many turns), and what its epilogue adds.
 fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
-    let Ok(list) = std::env::var("FERROTILE_BENCH_SHAPES") else { return Ok(()) };
-    for s in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let Some([m, n, k]) = parse_shape(s) else {
-            println!("note: FERROTILE_BENCH_SHAPES: `{s}` is not MxNxK; skipped");
-            continue;
-        };
-        let shape = format!("{m}×{n}×{k}");
-        let g = Gemm::new(m, n, k).split_k(1);
-        let mut o = operands::<bf16, bf16>(ctx, &g, n, 11)?;
-        let flops = 2.0 * (m * n * k) as f64;
-        let ceiling = match blas {
-            Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
-            None => None,
-        };
-        if let Some(t) = ceiling {
-            row("bf16→bf16", &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
-        }
-        for tile in WgmmaTile::ALL {
-            let gv = g.clone().variant(GemmVariant::Wgmma(*tile));
-            if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
-                continue;
-            }
-            gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
-            let e = sampled_error(&o, (m, n, k), false, false, None)?;
-            let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
-            row("bf16→bf16", &shape, &format!("{}, every tile whole", tile.name()), t, flops, ceiling, Some(e), bf16::tol());
-            let fused = gv.activation(Activation::GeluTanh);
-            fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
-            let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
-            let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
-            row("bf16→bf16", &shape, &format!("{}, fused bias + GELU, every tile whole", tile.name()), t, flops, ceiling, Some(e), bf16::tol());
-        }
-    }
-    Ok(())
+    tile_rows(ctx, blas, "FERROTILE_BENCH_SHAPES", true)
 }
 
-/// `MxNxK` (or `M×N×K`) as its three sizes.
 /// `FERROTILE_BENCH_TILES=MxNxK,…`: bf16 → bf16 at those shapes, `Auto`
 /// (its tile named) and each wgmma tile forced — with `Auto`'s split —,
 /// plain and with the fused bias + GELU, % of cuBLAS: what `Auto`'s
 /// estimate chose against what it could have.
 fn tile_choice(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
-    let Ok(list) = std::env::var("FERROTILE_BENCH_TILES") else { return Ok(()) };
+    tile_rows(ctx, blas, "FERROTILE_BENCH_TILES", false)
+}
+
+/// The rows of [`tile_probe`] (`whole`: every tile whole, no `Auto` row)
+/// and [`tile_choice`] at the shapes listed in `$var`.
+fn tile_rows(ctx: &Context, blas: Option<&Cublas>, var: &str, whole: bool) -> Result<()> {
+    let Ok(list) = std::env::var(var) else { return Ok(()) };
     for s in list.split(',').filter(|s| !s.trim().is_empty()) {
         let Some([m, n, k]) = parse_shape(s) else {
-            println!("note: FERROTILE_BENCH_TILES: `{s}` is not MxNxK; skipped");
+            println!("note: {var}: `{s}` is not MxNxK; skipped");
             continue;
         };
-        let (shape, g) = (format!("{m}×{n}×{k}"), Gemm::new(m, n, k));
-        let mut o = operands::<bf16, bf16>(ctx, &g, n, 13)?;
+        let shape = format!("{m}×{n}×{k}");
+        let g = if whole { Gemm::new(m, n, k).split_k(1) } else { Gemm::new(m, n, k) };
+        let mut o = operands::<bf16, bf16>(ctx, &g, n, if whole { 11 } else { 13 })?;
         let flops = 2.0 * (m * n * k) as f64;
         let ceiling = match blas {
             Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
@@ -767,21 +740,29 @@ fn tile_choice(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
         if let Some(t) = ceiling {
             row("bf16→bf16", &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
         }
-        let forced = WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.variant(GemmVariant::Wgmma(*t))));
-        for (name, gv) in std::iter::once((format!("auto ({})", g.resolved_variant_on::<bf16, bf16>(ctx)?.name()), g)).chain(forced) {
+        let suffix = if whole { ", every tile whole" } else { "" };
+        let auto = (!whole).then(|| (None, g));
+        let forced = WgmmaTile::ALL.iter().map(|t| (Some(t.name()), g.variant(GemmVariant::Wgmma(*t))));
+        for (tile, gv) in auto.into_iter().chain(forced) {
             if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
                 continue;
             }
+            let fused = gv.activation(Activation::GeluTanh);
+            // A forced tile by its name, `Auto` by the tile it took.
+            let name = |v: &Gemm| -> Result<String> {
+                Ok(match tile {
+                    Some(t) => t.to_string(),
+                    None => format!("auto ({})", v.resolved_variant_on::<bf16, bf16>(ctx)?.name()),
+                })
+            };
             gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
             let e = sampled_error(&o, (m, n, k), false, false, None)?;
             let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
-            row("bf16→bf16", &shape, &name, t, flops, ceiling, Some(e), bf16::tol());
-            let fused = gv.activation(Activation::GeluTanh);
+            row("bf16→bf16", &shape, &format!("{}{suffix}", name(&gv)?), t, flops, ceiling, Some(e), bf16::tol());
             fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
             let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
             let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
-            let fused_name = if name.starts_with("auto") { format!("auto ({}), fused bias + GELU", fused.resolved_variant_on::<bf16, bf16>(ctx)?.name()) } else { format!("{name}, fused bias + GELU") };
-            row("bf16→bf16", &shape, &fused_name, t, flops, ceiling, Some(e), bf16::tol());
+            row("bf16→bf16", &shape, &format!("{}, fused bias + GELU{suffix}", name(&fused)?), t, flops, ceiling, Some(e), bf16::tol());
         }
     }
     Ok(())
