@@ -625,8 +625,9 @@ fn median(t: &mut [Duration]) -> Duration {
     t[t.len() / 2]
 }
 
-/// The fused bias + GELU epilogue: plain kernel, fused kernel (once, then
-/// in turn with the plain one), cuBLAS then a separate pass.
+/// The fused bias + GELU epilogue of `batch` packed products (one: a plain
+/// product): plain kernel, fused kernel (once, then in turn with the plain
+/// one), each wgmma tile forced, cuBLAS then a separate pass.
 fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m, n, k): (usize, usize, usize), batch: usize) -> Result<()> {
     let shape = if batch > 1 { format!("{batch}×{m}×{n}×{k}") } else { format!("{m}×{n}×{k}") };
     if !selected(&format!("{dtype} {shape} epilogue")) {
