@@ -38,7 +38,8 @@
 //! with every tile whole, plain and with the fused bias + GELU),
 //! `FERROTILE_BENCH_TILES=MxNxK,…` (first: bf16 → bf16 at those shapes,
 //! `Auto` and each wgmma tile forced, plain and fused: `Auto`'s choice
-//! against the others), `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
+//! against the others; in both lists a shape may be `BATCHxMxNxK`, a
+//! strided batch of packed products, and end in `t`: `B` stored `n × k`), `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
 //! shape, three calls each plain, with the bias and with the bias + GELU,
 //! in that order: launches for a profiler to pick by index).
 
@@ -726,14 +727,18 @@ fn tile_choice(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
 fn tile_rows(ctx: &Context, blas: Option<&Cublas>, var: &str, whole: bool) -> Result<()> {
     let Ok(list) = std::env::var(var) else { return Ok(()) };
     for s in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let Some([m, n, k]) = parse_shape(s) else {
-            println!("note: {var}: `{s}` is not MxNxK; skipped");
+        let Some(TileShape { batch, m, n, k, tb }) = parse_tile_shape(s) else {
+            println!("note: {var}: `{s}` is not [BATCHx]MxNxK[t]; skipped");
             continue;
         };
-        let shape = format!("{m}×{n}×{k}");
-        let g = if whole { Gemm::new(m, n, k).split_k(1) } else { Gemm::new(m, n, k) };
+        let shape = match batch {
+            1 => format!("{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }),
+            _ => format!("{batch}×{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }),
+        };
+        let g = Gemm::new(m, n, k).batch(batch).transpose_b(tb);
+        let g = if whole { g.split_k(1) } else { g };
         let mut o = operands::<bf16, bf16>(ctx, &g, n, if whole { 11 } else { 13 })?;
-        let flops = 2.0 * (m * n * k) as f64;
+        let flops = 2.0 * (m * n * k * batch) as f64;
         let ceiling = match blas {
             Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
             None => None,
@@ -757,16 +762,40 @@ fn tile_rows(ctx: &Context, blas: Option<&Cublas>, var: &str, whole: bool) -> Re
                 })
             };
             gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
-            let e = sampled_error(&o, (m, n, k), false, false, None)?;
+            let e = sampled_error(&o, (m, n, k), tb, false, None)?;
             let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
             row("bf16→bf16", &shape, &format!("{}{suffix}", name(&gv)?), t, flops, ceiling, Some(e), bf16::tol());
             fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
-            let e = sampled_error(&o, (m, n, k), false, false, Some(Activation::GeluTanh))?;
+            let e = sampled_error(&o, (m, n, k), tb, false, Some(Activation::GeluTanh))?;
             let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
             row("bf16→bf16", &shape, &format!("{}, fused bias + GELU{suffix}", name(&fused)?), t, flops, ceiling, Some(e), bf16::tol());
         }
     }
     Ok(())
+}
+
+/// A shape of [`tile_rows`]: `MxNxK`, `BATCHxMxNxK`, either with a
+/// trailing `t` for `B` stored transposed (`n × k`).
+struct TileShape {
+    batch: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    tb: bool,
+}
+
+fn parse_tile_shape(s: &str) -> Option<TileShape> {
+    let s = s.trim();
+    let (s, tb) = match s.strip_suffix('t') {
+        Some(rest) => (rest, true),
+        None => (s, false),
+    };
+    let d: Vec<usize> = s.split(['x', '×']).map(|w| w.trim().parse().ok()).collect::<Option<_>>()?;
+    match d[..] {
+        [m, n, k] => Some(TileShape { batch: 1, m, n, k, tb }),
+        [batch, m, n, k] => Some(TileShape { batch, m, n, k, tb }),
+        _ => None,
+    }
 }
 
 fn parse_shape(s: &str) -> Option<[usize; 3]> {
