@@ -42,10 +42,14 @@ fn read_all_records(files: &[PathBuf]) -> Result<Vec<Record>> {
 /// `records` with a later record replacing an earlier one of the same
 /// family, kernel, shape, types, GPU and ceiling, in first-seen order.
 /// Auto's rows are one row whatever kernel it resolved to (a later run's
-/// pick replaces an earlier run's).
+/// pick replaces an earlier run's), one for each suffix after the pick
+/// (`auto (…), fused bias + GELU` is not the plain `auto (…)`).
 fn latest_of(records: Vec<Record>) -> Vec<Record> {
     let key = |x: &Record| {
-        let kernel = if x.kernel.starts_with("auto (") { "auto".to_string() } else { x.kernel.clone() };
+        let kernel = match x.kernel.strip_prefix("auto (").and_then(|rest| rest.split_once(')')) {
+            Some((_, suffix)) => format!("auto{suffix}"),
+            None => x.kernel.clone(),
+        };
         (x.family.clone(), kernel, x.shape.clone(), x.dtype.clone(), x.gpu.clone(), x.ceiling.clone())
     };
     let mut out: Vec<Record> = Vec::new();
@@ -888,5 +892,18 @@ mod tests {
         let r = latest_of(read_all_records(&[dir.join("a.jsonl"), dir.join("b.jsonl")]).unwrap());
         assert_eq!(r.iter().map(|r| (r.shape.as_str(), r.throughput)).collect::<Vec<_>>(), [("s", 20.0), ("t", 10.0)]);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn auto_rows_are_one_per_suffix_whatever_their_pick() {
+        let base = parse_log("# SGEMM ladder — G (sm_90)\n| 1 | k | s | 1.0 | 10 | — | ok |\n", "d", "2026-01-01", "a").remove(0);
+        let rec = |kernel: &str, throughput: f64| Record { kernel: kernel.into(), throughput, ..base.clone() };
+        let r = latest_of(vec![
+            rec("auto (x)", 1.0),
+            rec("auto (x), fused bias + GELU", 2.0),
+            rec("auto (y)", 3.0),
+            rec("auto (y), fused bias + GELU", 4.0),
+        ]);
+        assert_eq!(r.iter().map(|r| (r.kernel.as_str(), r.throughput)).collect::<Vec<_>>(), [("auto (y)", 3.0), ("auto (y), fused bias + GELU", 4.0)]);
     }
 }
