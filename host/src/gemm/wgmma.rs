@@ -188,19 +188,23 @@ impl WgmmaTile {
 /// k-loops — each part's partial sums stored, the counter, the last part
 /// reading every part back before its epilogue — [`SPLIT_PART_KTILES`]
 /// k-tiles of the tile's work per part. The ping-pong tile is never split
-/// and runs each epilogue (one warpgroup's, twice as long) under the other
+/// and runs each epilogue (one warpgroup's, as long as the cooperative
+/// tile's two side by side: [`PINGPONG_EPILOGUE_SHARE`]) under the other
 /// consumer's next k-loop: a tile costs its k-loop or, where the epilogue
 /// is longer, half of both, and a block's last epilogue counts whole.
 pub(super) fn estimate(t: WgmmaTile, tiles: usize, ktiles: usize, sms: usize, (fused, threaded_c): (bool, bool)) -> f64 {
     let stores = if threaded_c && !t.swapped() { THREADED_C_KTILES } else { 0.0 };
-    let epilogue = (if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES } + stores) / ktiles.max(1) as f64;
+    let values = if fused { FUSED_EPILOGUE_KTILES } else { EPILOGUE_KTILES };
+    let epilogue = (values + stores) / ktiles.max(1) as f64;
     if t.pingpong() {
-        // One warpgroup runs a whole tile's epilogue (twice the
-        // cooperative tile's share per warpgroup), under the other's next
-        // k-loop: a tile takes its k-loop, or half its k-loop and epilogue
+        // One warpgroup runs a whole tile's epilogue under the other's
+        // next k-loop (its values in about the cooperative tile's time,
+        // its threads' stores of `C` in twice: they are issued one by
+        // one): a tile takes its k-loop, or half its k-loop and epilogue
         // where the epilogue is the longer; a block's last is not hidden.
-        let per_tile = (1.0 / t.speed()).max(0.5 / t.speed() + epilogue);
-        return tiles.div_ceil(sms) as f64 * t.work() * per_tile + 2.0 * epilogue * t.work();
+        let own = (PINGPONG_EPILOGUE_SHARE * values + 2.0 * stores) / ktiles.max(1) as f64;
+        let per_tile = (1.0 / t.speed()).max(0.5 / t.speed() + 0.5 * own);
+        return tiles.div_ceil(sms) as f64 * t.work() * per_tile + own * t.work();
     }
     let parts = split_k(tiles, ktiles, sms).parts;
     let reduce = if parts > 1 { parts as f64 * SPLIT_PART_KTILES / ktiles.max(1) as f64 } else { 0.0 };
@@ -241,12 +245,27 @@ fn tma_storable(es: usize, cols: usize, ld: usize, matrices: usize, stride: usiz
     pieces(ld) && pieces(cols) && (matrices == 1 || (stride != 0 && pieces(stride)))
 }
 
-/// The fewest k-tiles `Auto` gives the ping-pong tile: the shortest `k`
-/// it was measured ahead at (1024, 16 k-tiles of 64). Shorter k-loops —
-/// batched attention-like products of `k` = 64 to 512 — hide little of an
-/// epilogue run by one warpgroup, and there the tiles have not been
-/// measured against each other.
-pub const PINGPONG_MIN_KTILES: usize = 16;
+/// The fewest k-tiles `Auto` gives the ping-pong tile. With one k-tile a
+/// consumer's k-loop is a single batch of `wgmma`s with little to run an
+/// epilogue under, and on the H200 the tile only tied the `128 × 256` one
+/// there (batches of `k` = 64 with `B` stored transposed); from two k-tiles
+/// on it was the fastest at most short-`k` shapes measured (BENCHMARKS.md,
+/// "Short `k`: the ping-pong tile").
+pub const PINGPONG_MIN_KTILES: usize = 2;
+
+/// How long one ping-pong warpgroup's epilogue of its whole `128 × 128`
+/// tile takes, in [`EPILOGUE_KTILES`] (or [`FUSED_EPILOGUE_KTILES`]) of
+/// the cooperative tile, whose two warpgroups each take half of it: the
+/// epilogue waits on latencies (shared memory, the TMA stores, the
+/// special-function pipe) more than on issue slots, so a warpgroup with
+/// twice the values takes about as long. (The threads' stores of a `C`
+/// TMA cannot write, [`THREADED_C_KTILES`], are issued one by one and
+/// count twice.) Fitted on the H200 over 71 shapes and epilogues with
+/// every tile forced, `k` = 64 to 8192 (BENCHMARKS.md, "Short `k`: the
+/// ping-pong tile"): 1 puts `Auto` within 4 % of the fastest tile at all
+/// but one, where 2 (the model before: twice as long) left it 2–16 %
+/// behind at 31, most of them short `k`.
+pub const PINGPONG_EPILOGUE_SHARE: f64 = 1.0;
 
 /// [`EPILOGUE_KTILES`] with a fused bias, activation or `β·C`: the ping-pong
 /// tile ahead at `k` = 1024 (by 12–14 %), the `128 × 256` one at 4096³ and
@@ -980,10 +999,15 @@ mod tests {
         // — so batches of small odd products take the swapped tile, large
         // odd products the ping-pong one (each the faster on the H200),
         // and their aligned twins the tiles they took before.
+        // (The aligned twins of the batches take the ping-pong tile, which
+        // hides their short k-loops' epilogues: the next test.)
         assert_eq!(pick(127, 127, 127, 512), Some(WgmmaTile::S64x128));
-        assert_eq!(pick(128, 128, 128, 512), Some(WgmmaTile::B128x128));
+        assert_eq!(pick(128, 128, 128, 512), Some(WgmmaTile::P128x128));
         assert_eq!(pick(255, 255, 255, 64), Some(WgmmaTile::S64x128));
-        assert_eq!(pick(256, 256, 256, 64), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(256, 256, 256, 64), Some(WgmmaTile::P128x128));
+        // Short `k` with `C` stored by the threads: one ping-pong
+        // warpgroup issues twice the stores; the swapped tile.
+        assert_eq!(pick(2000, 3001, 512, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(4095, 14335, 4096, 1), Some(WgmmaTile::P128x128));
         assert_eq!(pick(4096, 14336, 4096, 1), Some(WgmmaTile::B128x256));
         assert_eq!(pick(5119, 5119, 4096, 1), Some(WgmmaTile::P128x128));
@@ -1026,9 +1050,31 @@ mod tests {
         // The fused epilogue tips 4096 × 4096 × 2048 to the ping-pong tile.
         assert_eq!(pick(4096, 4096, 2048, false), Some(WgmmaTile::B128x256));
         assert_eq!(pick(4096, 4096, 2048, true), Some(WgmmaTile::P128x128));
-        // Batched products of short `k` (below PINGPONG_MIN_KTILES): never
-        // the ping-pong tile, not measured there.
-        for (m, n, k, batch) in [(1024, 1024, 64, 64), (512, 512, 512, 64), (256, 1024, 64, 256), (128, 128, 128, 512)] {
+        // Short `k` (2 to 15 k-tiles), batched or not, where the ping-pong
+        // tile ran 2–16 % ahead of the tile the model before chose (one
+        // warpgroup's epilogue counted twice the cooperative tile's) on
+        // the H200: the ping-pong tile, plain and fused.
+        for (m, n, k, batch) in [
+            (128, 128, 128, 512),
+            (256, 256, 256, 128),
+            (512, 512, 512, 64),
+            (1024, 1024, 256, 32),
+            (4096, 4096, 256, 1),
+            (4096, 4096, 512, 1),
+            (8192, 8192, 256, 1),
+            (8192, 8192, 512, 1),
+            (4096, 14336, 512, 1),
+            (16384, 4096, 768, 1),
+            (4096, 4096, 960, 1),
+        ] {
+            let p = crate::gemm::Gemm::new(m, n, k).batch(batch).problem().unwrap();
+            for fused in [false, true] {
+                assert_eq!(WgmmaTile::auto(&p, BF16, BF16, (false, false), 132, fused), Some(WgmmaTile::P128x128), "{batch} × {m}×{n}×{k}, fused {fused}");
+            }
+        }
+        // One k-tile (below PINGPONG_MIN_KTILES; the tiles tied there):
+        // not the ping-pong tile.
+        for (m, n, k, batch) in [(1024, 1024, 64, 64), (256, 1024, 64, 256), (512, 512, 64, 128)] {
             let p = crate::gemm::Gemm::new(m, n, k).batch(batch).problem().unwrap();
             for fused in [false, true] {
                 assert_ne!(WgmmaTile::auto(&p, BF16, BF16, (false, false), 132, fused), Some(WgmmaTile::P128x128), "{batch} × {m}×{n}×{k}, fused {fused}");
