@@ -318,11 +318,14 @@ const H200L2P29: &str = "2026-11-29-h200-l2-promotion";
 /// them (docs/benchmarks/2026-11-29-h200-staging/run5/, the `new3` build),
 /// and two rounds of the other odd shapes and pitches (run6/).
 const H200STG29: &str = "2026-11-29-h200-staging";
-/// Batches, aligned and odd, with `Auto`'s estimate weighing `C` stored by
-/// the threads (`THREADED_C_EPILOGUE`: the odd ones on the swapped tile)
-/// and the staging copy by warps over a matrix's consecutive chunks: two
-/// rounds of one call (docs/benchmarks/2026-11-29-h200-threaded-c/run2/).
-const H200TC29: &str = "2026-11-29-h200-threaded-c";
+/// Batches, aligned and odd, with `Auto` counting a ping-pong warpgroup's
+/// epilogue as long as the cooperative tile's and taking the ping-pong
+/// tile from two k-tiles on: the new build's two rounds of one call, in
+/// turn with the build before (docs/benchmarks/2026-11-29-h200-short-k/run2/).
+const H200PPB29: &str = "2026-11-29-h200-pp-batches";
+/// That build at short-`k` shapes with every tile forced, two rounds of
+/// one call (docs/benchmarks/2026-11-29-h200-short-k/run3/).
+const H200PPK29: &str = "2026-11-29-h200-pp-short-k";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -358,6 +361,11 @@ const ODD: &[&str] = &["4093×4099×4091"];
 const BATCH_K64: &[&str] = &["64×1024×1024×64 (Bᵀ)"];
 const BATCH_128: &[&str] = &["512×128×128×128"];
 const BATCH_127: &[&str] = &["512×127×127×127"];
+/// Short-`k` products (4 to 12 k-tiles of 64) that fill the GPU several times.
+const SHORT_K: &[&str] = &["8192×8192×256", "8192×8192×512", "4096×14336×512", "16384×4096×768", "4096×4096×512"];
+/// `Auto`'s plain calls where it takes the ping-pong tile (its fused rows
+/// name the tile too, and are left out).
+const AUTO_PP: &[&str] = &["auto (wgmma_pp_128x128)"];
 const BATCH_ODD_HEADS: &[&str] = &["256×255×1023×63 (Bᵀ)"];
 const BATCH_512: &[&str] = &["64×512×512×512"];
 const BATCH_HEADS: &[&str] = &["256×256×1024×64 (Bᵀ)"];
@@ -576,9 +584,17 @@ pub const TABLES: &[Table] = &[
                 "4096×4104×4096",
                 "4096×4096×4104"
             ),
-            tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200TC29]),
-            tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200TC29]),
-            tc_row!("bf16→bf16, batch of 256, odd (the same; `Bᵀ`)", "255×1023×63", "bf16→bf16", BATCH_ODD_HEADS, &[H200TC29]),
+            &[
+                Cell::T("bf16→bf16, short `k` (4–12 k-tiles; the ping-pong tile)"),
+                Cell::T("8192²×256, 8192²×512, 4096×14336×512, 16384×4096×768, 4096²×512"),
+                Cell::Pct(tc(AUTO_PP, SHORT_K, "bf16→bf16", &[H200PPK29])),
+                Cell::Pct(tc(WG256, SHORT_K, "bf16→bf16", &[H200PPK29])),
+                Cell::T(""),
+                Cell::Num(tc(BLAS, SHORT_K, "bf16→bf16", &[H200PPK29]), 1),
+            ],
+            tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200PPB29]),
+            tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200PPB29]),
+            tc_row!("bf16→bf16, batch of 256, odd (the same; `Bᵀ`)", "255×1023×63", "bf16→bf16", BATCH_ODD_HEADS, &[H200PPB29]),
         ],
         note: "H200: % of cuBLAS `GemmEx` with the same types in the same run; Auto is what `Gemm` runs; \
                decode rows are GB/s against a device copy of B. The build with programmatic dependent launches, the kept \
@@ -588,8 +604,10 @@ pub const TABLES: &[Table] = &[
                of the build with the staging copy by warps and the handle's kept staging buffers, the pitch row from two rounds of another \
                call of it (2026-11-29, \"Staging: a copy by warps, kept buffers\"; `B` restaged since \"Odd `lda`: residue maps\"; the build that first stored a `C` TMA cannot write by the threads \
                and staged both operands in one launch: 2026-11-28, \"A `C` TMA cannot write\"); the batch rows from two rounds of one call of the build \
-               whose `Auto` weighs `C` stored by the threads (2026-11-29, \"`C` stored by the threads, in `Auto`'s estimate\"; the staging copy \
-               as in \"Staging: short rows\"); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               whose `Auto` takes the ping-pong tile from two k-tiles on (2026-11-29, \"Short `k`: the ping-pong tile\", run 2; `C` stored \
+               by the threads weighed as in \"`C` stored by the threads, in `Auto`'s estimate\", the staging copy as in \"Staging: short rows\"), \
+               the short-`k` row from two rounds of another call of it (run 3: Auto's plain calls, all on the ping-pong tile; the `mma.sync` \
+               tile not timed there); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
