@@ -39,7 +39,9 @@
 //! `FERROTILE_BENCH_TILES=MxNxK,…` (first: bf16 → bf16 at those shapes,
 //! `Auto` and each wgmma tile forced, plain and fused: `Auto`'s choice
 //! against the others; in both lists a shape may be `BATCHxMxNxK`, a
-//! strided batch of packed products, and end in `t`: `B` stored `n × k`), `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
+//! strided batch of packed products, and end in `t`: `B` stored `n × k`;
+//! `FERROTILE_BENCH_TILES_TYPES=bf16,bf16-f32,f16`: the type pairs of
+//! both, bf16 → bf16 by default), `FERROTILE_BENCH_PROFILE=MxNxK` (only bf16 → bf16 `Auto` at that
 //! shape, three calls each plain, with the bias and with the bias + GELU,
 //! in that order: launches for a profiler to pick by index).
 
@@ -705,7 +707,7 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     Ok(())
 }
 
-/// `FERROTILE_BENCH_SHAPES=MxNxK,…`: bf16 → bf16 at each shape, cuBLAS
+/// `FERROTILE_BENCH_SHAPES=MxNxK,…`: bf16 → bf16 (or `FERROTILE_BENCH_TILES_TYPES`) at each shape, cuBLAS
 /// and each wgmma tile forced with every tile whole (`split_k(1)`), plain
 /// and with the fused bias + GELU: how a tile's k-loop runs when a block
 /// holds one, two or more of its tiles (the ping-pong tile's consumers
@@ -714,7 +716,7 @@ fn tile_probe(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
     tile_rows(ctx, blas, "FERROTILE_BENCH_SHAPES", true)
 }
 
-/// `FERROTILE_BENCH_TILES=MxNxK,…`: bf16 → bf16 at those shapes, `Auto`
+/// `FERROTILE_BENCH_TILES=MxNxK,…`: bf16 → bf16 (or `FERROTILE_BENCH_TILES_TYPES`) at those shapes, `Auto`
 /// (its tile named) and each wgmma tile forced — with `Auto`'s split —,
 /// plain and with the fused bias + GELU, % of cuBLAS: what `Auto`'s
 /// estimate chose against what it could have.
@@ -723,53 +725,71 @@ fn tile_choice(ctx: &Context, blas: Option<&Cublas>) -> Result<()> {
 }
 
 /// The rows of [`tile_probe`] (`whole`: every tile whole, no `Auto` row)
-/// and [`tile_choice`] at the shapes listed in `$var`.
+/// and [`tile_choice`] at the shapes listed in `$var`, for each type pair
+/// of `FERROTILE_BENCH_TILES_TYPES` (`bf16`, `bf16-f32`, `f16`; default
+/// `bf16`: bf16 → bf16).
 fn tile_rows(ctx: &Context, blas: Option<&Cublas>, var: &str, whole: bool) -> Result<()> {
     let Ok(list) = std::env::var(var) else { return Ok(()) };
+    let types = std::env::var("FERROTILE_BENCH_TILES_TYPES").unwrap_or_else(|_| "bf16".into());
     for s in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let Some(TileShape { batch, m, n, k, tb }) = parse_tile_shape(s) else {
+        let Some(shape) = parse_tile_shape(s) else {
             println!("note: {var}: `{s}` is not [BATCHx]MxNxK[t]; skipped");
             continue;
         };
-        let shape = match batch {
-            1 => format!("{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }),
-            _ => format!("{batch}×{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }),
-        };
-        let g = Gemm::new(m, n, k).batch(batch).transpose_b(tb);
-        let g = if whole { g.split_k(1) } else { g };
-        let mut o = operands::<bf16, bf16>(ctx, &g, n, if whole { 11 } else { 13 })?;
-        let flops = 2.0 * (m * n * k * batch) as f64;
-        let ceiling = match blas {
-            Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
-            None => None,
-        };
-        if let Some(t) = ceiling {
-            row("bf16→bf16", &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
-        }
-        let suffix = if whole { ", every tile whole" } else { "" };
-        let auto = (!whole).then(|| (None, g));
-        let forced = WgmmaTile::ALL.iter().map(|t| (Some(t.name()), g.variant(GemmVariant::Wgmma(*t))));
-        for (tile, gv) in auto.into_iter().chain(forced) {
-            if gv.resolved_variant_on::<bf16, bf16>(ctx).is_err() {
-                continue;
+        for ty in types.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            match ty {
+                "bf16" => tile_rows_of::<bf16, bf16>(ctx, blas, "bf16→bf16", &shape, whole)?,
+                "bf16-f32" => tile_rows_of::<bf16, f32>(ctx, blas, "bf16→f32", &shape, whole)?,
+                "f16" => tile_rows_of::<f16, f16>(ctx, blas, "f16→f16", &shape, whole)?,
+                _ => println!("note: FERROTILE_BENCH_TILES_TYPES: `{ty}` is not bf16, bf16-f32 or f16; skipped"),
             }
-            let fused = gv.activation(Activation::GeluTanh);
-            // A forced tile by its name, `Auto` by the tile it took.
-            let name = |v: &Gemm| -> Result<String> {
-                Ok(match tile {
-                    Some(t) => t.to_string(),
-                    None => format!("auto ({})", v.resolved_variant_on::<bf16, bf16>(ctx)?.name()),
-                })
-            };
-            gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
-            let e = sampled_error(&o, (m, n, k), tb, false, None)?;
-            let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
-            row("bf16→bf16", &shape, &format!("{}{suffix}", name(&gv)?), t, flops, ceiling, Some(e), bf16::tol());
-            fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
-            let e = sampled_error(&o, (m, n, k), tb, false, Some(Activation::GeluTanh))?;
-            let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
-            row("bf16→bf16", &shape, &format!("{}, fused bias + GELU{suffix}", name(&fused)?), t, flops, ceiling, Some(e), bf16::tol());
         }
+    }
+    Ok(())
+}
+
+/// [`tile_rows`] at one shape and type pair.
+fn tile_rows_of<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, s: &TileShape, whole: bool) -> Result<()> {
+    let &TileShape { batch, m, n, k, tb } = s;
+    let shape = match batch {
+        1 => format!("{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }),
+        _ => format!("{batch}×{m}×{n}×{k}{}", if tb { " (Bᵀ)" } else { "" }),
+    };
+    let g = Gemm::new(m, n, k).batch(batch).transpose_b(tb);
+    let g = if whole { g.split_k(1) } else { g };
+    let mut o = operands::<I, O>(ctx, &g, n, if whole { 11 } else { 13 })?;
+    let flops = 2.0 * (m * n * k * batch) as f64;
+    let tol = O::tol().max(I::tol());
+    let ceiling = match blas {
+        Some(h) => Some(time(ctx, || h.gemm(ctx, &g, &o.da, &o.db, &mut o.dc))?),
+        None => None,
+    };
+    if let Some(t) = ceiling {
+        row(dtype, &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
+    }
+    let suffix = if whole { ", every tile whole" } else { "" };
+    let auto = (!whole).then(|| (None, g));
+    let forced = WgmmaTile::ALL.iter().map(|t| (Some(t.name()), g.variant(GemmVariant::Wgmma(*t))));
+    for (tile, gv) in auto.into_iter().chain(forced) {
+        if gv.resolved_variant_on::<I, O>(ctx).is_err() {
+            continue;
+        }
+        let fused = gv.activation(Activation::GeluTanh);
+        // A forced tile by its name, `Auto` by the tile it took.
+        let name = |v: &Gemm| -> Result<String> {
+            Ok(match tile {
+                Some(t) => t.to_string(),
+                None => format!("auto ({})", v.resolved_variant_on::<I, O>(ctx)?.name()),
+            })
+        };
+        gv.run(ctx, &o.da, &o.db, &mut o.dc)?;
+        let e = sampled_error(&o, (m, n, k), tb, false, None)?;
+        let t = time(ctx, || gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
+        row(dtype, &shape, &format!("{}{suffix}", name(&gv)?), t, flops, ceiling, Some(e), tol);
+        fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
+        let e = sampled_error(&o, (m, n, k), tb, false, Some(Activation::GeluTanh))?;
+        let t = time(ctx, || fused.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc))?;
+        row(dtype, &shape, &format!("{}, fused bias + GELU{suffix}", name(&fused)?), t, flops, ceiling, Some(e), tol);
     }
     Ok(())
 }
