@@ -255,10 +255,10 @@ pub const PINGPONG_MIN_KTILES: usize = 2;
 
 /// How long one ping-pong warpgroup's epilogue of its whole `128 × 128`
 /// tile takes, in [`EPILOGUE_KTILES`] (or [`FUSED_EPILOGUE_KTILES`]) of
-/// the cooperative tile, whose two warpgroups each take half of it: the
-/// epilogue waits on latencies (shared memory, the TMA stores, the
-/// special-function pipe) more than on issue slots, so a warpgroup with
-/// twice the values takes about as long. (The threads' stores of a `C`
+/// the cooperative tile, whose two warpgroups each take half of it — a
+/// fit, not profiled (one reading: the epilogue waits on latencies, shared
+/// memory, the TMA stores, the special-function pipe, more than on issue
+/// slots, so a warpgroup with twice the values takes about as long). (The threads' stores of a `C`
 /// TMA cannot write, [`THREADED_C_KTILES`], are issued one by one and
 /// count twice.) Fitted on the H200 over 71 shapes and epilogues with
 /// every tile forced, `k` = 64 to 8192 (BENCHMARKS.md, "Short `k`: the
