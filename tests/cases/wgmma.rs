@@ -91,6 +91,14 @@ fn orientation_cases<I: Ty, O: Ty>(v: &mut Vec<Case>, tag: &str, tile: WgmmaTile
         let case = Spec { batch: 2, beta: 0.5, ..mk(2048, 72, 40) };
         push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::restaged_b::2048x72x40", tile.name()), case, false);
     }
+    // A row-major `A` whose rows are 16- but not 128-byte aligned apart
+    // (8 bf16, one k-tile) in a product of at least 2048 rows and columns
+    // (the host's RESTAGE_A_MIN): staged to a 128-byte pitch first on the
+    // `128`-wide tiles.
+    if !ta && !tf32 {
+        let case = Spec { beta: 0.5, ..mk(2048, 2048, 8) };
+        push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::restaged_a::2048x2048x8", tile.name()), case, false);
+    }
     // Padded leading dimensions, β = 0 over a NaN C.
     push::<I, O>(v, format!("wgmma::{tag}::{o}::{}::padded::65x70x40", tile.name()), Spec { pad: 3, ..mk(65, 70, 40) }, false);
     // Rows of C 16-byte aligned (65 + 7 columns) past the last column: the

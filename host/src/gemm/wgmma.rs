@@ -141,10 +141,15 @@ impl WgmmaTile {
         let (m, n) = (p.g.m as usize, p.g.n as usize);
         let es = if output == F32 { 4 } else { 2 };
         let threaded_c = !tma_storable(es, n, p.g.ldc as usize, p.batch, p.strides[2]);
+        // A row-major `A` 16- but not 128-byte aligned apart: the tiles
+        // that would stage it pay the copy ([`STAGE_ROWS_PER_UNIT`]).
+        let lda_bytes = p.g.lda as usize * k::gemm::mma::input_bytes(input);
+        let a_off_lines = input != F32 && !transposes.0 && lda_bytes % TMA_PITCH == 0 && lda_bytes % STAGED_PITCH != 0;
         let time = |t: WgmmaTile| {
             // The kernel's problem: a swapped tile's rows are `C`'s columns.
             let (rows, cols) = if t.swapped() { (n, m) } else { (m, n) };
-            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1), (fused, threaded_c))
+            let copy = if a_off_lines && restages_a(t.bn(), t.swapped(), false, m, n) { (m * p.batch) as f64 / STAGE_ROWS_PER_UNIT } else { 0.0 };
+            estimate(t, rows.div_ceil(128) * cols.div_ceil(t.bn()) * p.batch, ktiles, sms.max(1), (fused, threaded_c)) + copy
         };
         [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128, WgmmaTile::P128x128]
             .into_iter()
@@ -298,6 +303,37 @@ pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
 /// call, its copy about as much); restaged, 2048 and 4096 rows ran at 75 %
 /// and 78–81 %.
 pub const RESTAGE_B_MIN_ROWS: usize = 2048;
+
+/// The fewest rows and columns of `C` from which a row-major `A` whose
+/// rows are 16- but not 128-byte aligned apart is staged to a 128-byte
+/// pitch first when the tile is `128` wide (the ping-pong and cooperative
+/// `128 × 128` tiles, which read each row of `A` once per `128` columns of
+/// `C`, twice as often as the `128 × 256` tile, [`restages_a`]). Each
+/// 128-byte row of `A`'s k-major boxes otherwise straddles two 128-byte
+/// lines: on an H200 the ping-pong tile ran 3072 × 3072 × 3000 in 0.121 ms
+/// on such an `A` and 0.099–0.100 with it restaged, the copy included
+/// (`128 × 256`: 0.100–0.102 either way; BENCHMARKS.md, "An `A` 16 bytes
+/// off its lines"). Both
+/// sides large, as [`RESTAGE_B_MIN_ROWS`] for `B`: the copy is then a
+/// small share of the product (and [`auto`](WgmmaTile::auto) counts it).
+pub const RESTAGE_A_MIN: usize = 2048;
+
+/// Rows of `A` whose staging copy takes about as long as one `128 × 128`
+/// tile's k-loop at full throughput, whatever `k` (both grow with it): a
+/// row read and written is `4k` bytes against the tile's `2 · 128² · k`
+/// flops. On an H200 (about 3 TB/s for the copy, 650 TFLOP/s over 132
+/// multiprocessors) about 5,000; `Auto` adds `rows / this` to the
+/// estimate of a `128`-wide tile whose `A` [`restages_a`] would stage.
+pub const STAGE_ROWS_PER_UNIT: f64 = 5000.0;
+
+/// Whether the launcher stages a row-major `A` (read k-major, `!a_mn_major`)
+/// to a 128-byte pitch for a tile of `bn` columns (`swapped`: the user's
+/// operands exchanged) in an `m × n` product: `128`-wide unswapped tiles of
+/// at least [`RESTAGE_A_MIN`] rows and columns (the copy happens only where
+/// `A`'s rows are not already 128-byte aligned apart).
+fn restages_a(bn: usize, swapped: bool, a_mn_major: bool, m: usize, n: usize) -> bool {
+    bn == 128 && !swapped && !a_mn_major && m >= RESTAGE_A_MIN && n >= RESTAGE_A_MIN
+}
 
 /// The swapped `64 × 128` tile's throughput against the `128 × 128` one's
 /// when both fill the GPU, as measured at 4096³ (BENCHMARKS.md, "Few
@@ -552,7 +588,9 @@ pub(super) fn run<I: GemmElement, O: GemmElement>(
     // A row-major `B` of a large product is also staged where its rows are
     // 16- but not 128-byte aligned apart ([`RESTAGE_B_MIN_ROWS`]).
     let b_pitch = if !config.swapped && config.b_mn_major() && m >= RESTAGE_B_MIN_ROWS { STAGED_PITCH } else { TMA_PITCH };
-    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta, TMA_PITCH), (b, sb, tf32 && !tb, b_pitch), p.batch, tf32)?;
+    // And a row-major `A` read by `128`-wide tiles of a large product.
+    let a_pitch = if restages_a(config.bn, config.swapped, config.a_mn_major(), m, n) { STAGED_PITCH } else { TMA_PITCH };
+    let (staged_a, staged_b) = stage_both(ctx, (a, sa, tf32 && ta, a_pitch), (b, sb, tf32 && !tb, b_pitch), p.batch, tf32)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
     // The kernel's operands (named for the errors by the user's).
@@ -1012,6 +1050,12 @@ mod tests {
         assert_eq!(pick(4096, 14336, 4096, 1), Some(WgmmaTile::B128x256));
         assert_eq!(pick(5119, 5119, 4096, 1), Some(WgmmaTile::P128x128));
         assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::B128x256));
+        // A row-major `A` 16 bytes off its lines (`k` = 1000: rows of 2000
+        // bytes) in a large product: the `128`-wide tiles would stage it
+        // (STAGE_ROWS_PER_UNIT), so the `128 × 256` tile, which reads it
+        // as it lies; the aligned twin keeps the ping-pong tile.
+        assert_eq!(pick(8192, 2048, 1000, 1), Some(WgmmaTile::B128x256));
+        assert_eq!(pick(8192, 2048, 1024, 1), Some(WgmmaTile::P128x128));
         // At most SWAP_ROWS rows: the swapped tile; one more row: not.
         assert_eq!(pick(1, 8192, 8192, 1), Some(WgmmaTile::S16x128));
         assert_eq!(pick(NARROW_SWAP_ROWS, 8192, 8192, 1), Some(WgmmaTile::S16x128));
