@@ -263,9 +263,9 @@ pub const PINGPONG_MIN_KTILES: usize = 2;
 /// the cooperative tile, whose two warpgroups each take half of it — a
 /// fit, not profiled (one reading: the epilogue waits on latencies, shared
 /// memory, the TMA stores, the special-function pipe, more than on issue
-/// slots, so a warpgroup with twice the values takes about as long). (The threads' stores of a `C`
-/// TMA cannot write, [`THREADED_C_KTILES`], are issued one by one and
-/// count twice.) Fitted on the H200 over 71 shapes and epilogues with
+/// slots, so a warpgroup with twice the values takes about as long). The
+/// threads' stores of a `C` TMA cannot write ([`THREADED_C_KTILES`]) are
+/// issued one by one and count twice. Fitted on the H200 over 71 shapes and epilogues with
 /// every tile forced, `k` = 64 to 8192 (BENCHMARKS.md, "Short `k`: the
 /// ping-pong tile"): 1 puts `Auto` within 4 % of the fastest tile at all
 /// but one, where 2 (the model before: twice as long) left it 2–16 %
@@ -313,9 +313,9 @@ pub const RESTAGE_B_MIN_ROWS: usize = 2048;
 /// lines: on an H200 the ping-pong tile ran 3072 × 3072 × 3000 in 0.121 ms
 /// on such an `A` and 0.099–0.100 with it restaged, the copy included
 /// (`128 × 256`: 0.100–0.102 either way; BENCHMARKS.md, "An `A` 16 bytes
-/// off its lines"). Both
-/// sides large, as [`RESTAGE_B_MIN_ROWS`] for `B`: the copy is then a
-/// small share of the product (and [`auto`](WgmmaTile::auto) counts it).
+/// off its lines"). Both sides large, as [`RESTAGE_B_MIN_ROWS`] for `B`:
+/// the copy is then a small share of the product (and
+/// [`auto`](WgmmaTile::auto) counts it).
 pub const RESTAGE_A_MIN: usize = 2048;
 
 /// Rows of `A` whose staging copy takes about as long as one `128 × 128`
