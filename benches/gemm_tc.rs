@@ -818,16 +818,11 @@ fn parse_tile_shape(s: &str) -> Option<TileShape> {
     }
 }
 
-fn parse_shape(s: &str) -> Option<[usize; 3]> {
-    let d: Vec<usize> = s.trim().split(['x', '×']).filter_map(|w| w.trim().parse().ok()).collect();
-    d.try_into().ok()
-}
-
 /// `FERROTILE_BENCH_PROFILE=MxNxK`: bf16 → bf16 `Auto`, three calls each
 /// plain, with the bias and with the bias + GELU (launches 0–2, 3–5, 6–8
 /// of the GEMM kernel), synchronised; nothing timed.
 fn profile_calls(ctx: &Context, shape: &str) -> Result<()> {
-    let Some([m, n, k]) = parse_shape(shape) else {
+    let Some(TileShape { batch: 1, m, n, k, tb: false }) = parse_tile_shape(shape) else {
         println!("note: FERROTILE_BENCH_PROFILE: `{shape}` is not MxNxK");
         return Ok(());
     };
