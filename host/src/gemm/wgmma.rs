@@ -286,10 +286,13 @@ pub const SWAP_ROWS: usize = 64;
 pub const NARROW_SWAP_ROWS: usize = 16;
 
 /// How much faster a `128 × 256` tile computes than a `128 × 128` one when
-/// both fill the GPU (fewer operand bytes per flop): the ratio of their
-/// throughputs at 4096³, 8192³ and 4096 × 14336 × 4096 (1.19–1.31 on the
-/// H100, BENCHMARKS.md, wgmma), rounded down.
-pub const WIDE_TILE_SPEEDUP: f64 = 1.25;
+/// both fill the GPU (fewer operand bytes per flop). The H200's records
+/// since 2026-11-28 put the ratio of their times at 4096³ and 8192³ at
+/// 1.04–1.07 (1.17–1.21 before, 1.26–1.27 on the H100 on 2026-11-26);
+/// a replica of [`WgmmaTile::auto`]'s estimate over 127 forced-tile
+/// timings (BENCHMARKS.md, "The wide tile's lead, refitted") lost least
+/// to the fastest tile from 1.08 to 1.12: 1.1.
+pub const WIDE_TILE_SPEEDUP: f64 = 1.1;
 
 /// The fewest rows of `C` from which a row-major `B` (read n-major)
 /// whose rows are 16- but not 128-byte aligned apart is staged to a
@@ -1049,7 +1052,6 @@ mod tests {
         assert_eq!(pick(4095, 14335, 4096, 1), Some(WgmmaTile::P128x128));
         assert_eq!(pick(4096, 14336, 4096, 1), Some(WgmmaTile::B128x256));
         assert_eq!(pick(5119, 5119, 4096, 1), Some(WgmmaTile::P128x128));
-        assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::B128x256));
         // A row-major `A` 16 bytes off its lines (`k` = 1000: rows of 2000
         // bytes) in a large product: the `128`-wide tiles would stage it
         // (STAGE_ROWS_PER_UNIT), so the `128 × 256` tile, which reads it
@@ -1063,8 +1065,15 @@ mod tests {
         assert_eq!(pick(SWAP_ROWS, 14336, 4096, 1), Some(WgmmaTile::S64x128));
         assert_eq!(pick(SWAP_ROWS + 1, 14336, 4096, 1), Some(WgmmaTile::B128x128));
         // 5120² × 4096: six full rounds of wide tiles and 8 split tiles
-        // against twelve of narrow ones and 16 split.
-        assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::B128x256));
+        // against twelve of ping-pong ones and 16 (the ping-pong tile 0.8 %
+        // ahead on the H200, BENCHMARKS.md, "The wide tile's lead").
+        assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::P128x128));
+        // One round of 72 wide tiles on 132 multiprocessors against one of
+        // 132 narrow ones and 12 split: the narrow tile (the wide one 8 %
+        // behind on the H200); as many tiles of twice the work, and
+        // `k` deeper: the same.
+        assert_eq!(pick(1536, 1536, 4096, 1), Some(WgmmaTile::B128x128));
+        assert_eq!(pick(1792, 4096, 8192, 1), Some(WgmmaTile::B128x128));
         // f16 → f32 has only a wide-tile kernel: that one, even where the
         // narrow or the swapped tile would be chosen.
         let p = crate::gemm::Gemm::new(1024, 1024, 1024).problem().unwrap();
@@ -1085,15 +1094,16 @@ mod tests {
             assert_eq!(pick(8192, 8192, 1024, fused), Some(WgmmaTile::P128x128), "fused {fused}");
             assert_eq!(pick(16384, 4096, 1024, fused), Some(WgmmaTile::P128x128), "fused {fused}");
             // Long `k`: the wide tile.
-            assert_eq!(pick(4096, 4096, 4096, fused), Some(WgmmaTile::B128x256), "fused {fused}");
             assert_eq!(pick(8192, 8192, 8192, fused), Some(WgmmaTile::B128x256), "fused {fused}");
-            assert_eq!(pick(2048, 2048, 2048, fused), Some(WgmmaTile::B128x256), "fused {fused}");
             // One tile per block hides nothing: the cooperative tile.
             assert_eq!(pick(1024, 2048, 1024, fused), Some(WgmmaTile::B128x128), "fused {fused}");
         }
-        // The fused epilogue tips 4096 × 4096 × 2048 to the ping-pong tile.
-        assert_eq!(pick(4096, 4096, 2048, false), Some(WgmmaTile::B128x256));
-        assert_eq!(pick(4096, 4096, 2048, true), Some(WgmmaTile::P128x128));
+        // The fused epilogue tips 4096³ and 2048³ to the ping-pong tile
+        // (the two tiles within 1–2 % there on the H200).
+        for (m, n, k) in [(4096, 4096, 4096), (2048, 2048, 2048)] {
+            assert_eq!(pick(m, n, k, false), Some(WgmmaTile::B128x256));
+            assert_eq!(pick(m, n, k, true), Some(WgmmaTile::P128x128));
+        }
         // Short `k` (2 to 15 k-tiles), batched or not, where the ping-pong
         // tile ran 2–16 % ahead of the tile the model before chose (one
         // warpgroup's epilogue counted twice the cooperative tile's) on
