@@ -326,6 +326,10 @@ const H200PPB29: &str = "2026-11-29-h200-pp-batches";
 /// That build at short-`k` shapes with every tile forced, two rounds of
 /// one call (docs/benchmarks/2026-11-29-h200-short-k/run3/).
 const H200PPK29: &str = "2026-11-29-h200-pp-short-k";
+/// `Auto` with the wide tile's lead refitted (`WIDE_TILE_SPEEDUP` 1.1):
+/// the new build's two rounds of one call, in turn with the build before
+/// (docs/benchmarks/2026-11-29-h200-tile-lead/run2-refit/, `a-w11-*`).
+const H200LEAD29: &str = "2026-11-29-h200-tile-lead";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
@@ -367,6 +371,12 @@ const SHORT_K: &[&str] = &["8192×8192×256", "8192×8192×512", "4096×14336×5
 /// name the tile too, and are left out).
 const AUTO_PP: &[&str] = &["auto (wgmma_pp_128x128)"];
 const BATCH_ODD_HEADS: &[&str] = &["256×255×1023×63 (Bᵀ)"];
+/// Products whose `128 × 256` tiles fill less than one round of the H200
+/// (or leave a thin last one), where `Auto` takes `128 × 128` since the
+/// wide tile's lead was refitted.
+const PART_ROUND: &[&str] = &["1536×1536×4096", "1792×4096×8192", "3072×3072×6144"];
+/// `Auto`'s plain calls on the cooperative `128 × 128` tile.
+const AUTO_128: &[&str] = &["auto (wgmma_128x128)"];
 const BATCH_512: &[&str] = &["64×512×512×512"];
 const BATCH_HEADS: &[&str] = &["256×256×1024×64 (Bᵀ)"];
 
@@ -592,6 +602,14 @@ pub const TABLES: &[Table] = &[
                 Cell::T(""),
                 Cell::Num(tc(BLAS, SHORT_K, "bf16→bf16", &[H200PPK29]), 1),
             ],
+            &[
+                Cell::T("bf16→bf16, wide tiles short of a round (the `128 × 128` tile)"),
+                Cell::T("1536²×4096, 1792×4096×8192, 3072²×6144"),
+                Cell::Pct(tc(AUTO_128, PART_ROUND, "bf16→bf16", &[H200LEAD29])),
+                Cell::Pct(tc(WG256, PART_ROUND, "bf16→bf16", &[H200LEAD29])),
+                Cell::T(""),
+                Cell::Num(tc(BLAS, PART_ROUND, "bf16→bf16", &[H200LEAD29]), 1),
+            ],
             tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200PPB29]),
             tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200PPB29]),
             tc_row!("bf16→bf16, batch of 256, odd (the same; `Bᵀ`)", "255×1023×63", "bf16→bf16", BATCH_ODD_HEADS, &[H200PPB29]),
@@ -607,7 +625,8 @@ pub const TABLES: &[Table] = &[
                whose `Auto` takes the ping-pong tile from two k-tiles on (2026-11-29, \"Short `k`: the ping-pong tile\", run 2; `C` stored \
                by the threads weighed as in \"`C` stored by the threads, in `Auto`'s estimate\", the staging copy as in \"Staging: short rows\"), \
                the short-`k` row from two rounds of another call of it (run 3: Auto's plain calls, all on the ping-pong tile; the `mma.sync` \
-               tile not timed there); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
+               tile not timed there); the row of wide tiles short of a round from two rounds of one call of the build with the wide tile's \
+               lead refitted (2026-11-29, \"The wide tile's lead, refitted\", run 2); the earlier builds' H200 runs: BENCHMARKS.md and docs/RESULTS.md.",
     },
     Table {
         name: "sgemm-ladder",
