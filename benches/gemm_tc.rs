@@ -24,6 +24,9 @@
 //! Lines starting with `JSON ` are the same results, one object each.
 //! Environment: `FERROTILE_BENCH_QUICK=1` (4096³ bf16 only),
 //! `FERROTILE_BENCH_ONLY=word,…` (rows whose label contains a word),
+//! `FERROTILE_BENCH_WARMUP_MS=150` (that long of calls before each timing,
+//! instead of two: the GPU's sustained clocks, every kernel 12–19 % slower
+//! on the H200, cuBLAS alike),
 //! `FERROTILE_BENCH_BACK_TO_BACK=1` (also cuBLAS and Auto with ten calls
 //! per timing, issued back to back: the GPU time without the host's
 //! per-call work), `FERROTILE_BENCH_DECODE_SPLITS=4,8,…` (decode also on
@@ -121,11 +124,19 @@ fn selected(label: &str) -> bool {
     }
 }
 
-/// Median time of `f`, repetitions adapted to about [`TARGET`].
+/// Median time of `f`, repetitions adapted to about [`TARGET`], after
+/// about [`warmup`] of calls.
 fn time(ctx: &Context, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
-    let one = ctx.time(1, 1, &mut f)?;
-    let iters = ((TARGET.as_secs_f64() / one.as_secs_f64().max(1e-6)) as usize).clamp(3, 200);
-    ctx.time(2, iters, f)
+    let one = ctx.time(1, 1, &mut f)?.as_secs_f64().max(1e-6);
+    let iters = ((TARGET.as_secs_f64() / one) as usize).clamp(3, 200);
+    let warm = ((warmup().as_secs_f64() / one).ceil() as usize).clamp(2, 5000);
+    ctx.time(warm, iters, f)
+}
+
+/// The calls before each timing, in GPU time: `FERROTILE_BENCH_WARMUP_MS`
+/// (by default 0: two calls).
+fn warmup() -> Duration {
+    Duration::from_millis(std::env::var("FERROTILE_BENCH_WARMUP_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
 /// The operands of one problem on the device, and the host copies the
