@@ -5,8 +5,8 @@ each (shape, fused) with every tile forced prints the tile the model picks, the 
 
     python3 estimate_replica.py run1/b-1.log run1/b-2.log [--share 2 --stores 2 --min-ktiles 16]   # the model before
     python3 estimate_replica.py run3/tiles-1.log run3/tiles-2.log                                      # the committed one
-    python3 estimate_replica.py ... --speed 1.25                     # WIDE_TILE_SPEEDUP before its refit (2026-11-29,
-                                                                     # ../2026-11-29-h200-tile-lead/)
+    python3 estimate_replica.py ... --speed 1.25 --fused-epi 12      # WIDE_TILE_SPEEDUP and FUSED_EPILOGUE_KTILES
+                                                                     # before their refit (../2026-11-29-h200-tile-lead/)
 
 bf16 -> bf16 only (BK = 64), 132 multiprocessors; the `A` restage copy term (STAGE_ROWS_PER_UNIT) is included. Keep it
 in step with the Rust when either changes."""
@@ -16,7 +16,7 @@ SMS, BK = 132, 64
 SPEED = {'128x256': 1.1, '128x128': 1.0, 'pp_128x128': 1.0, 'swap_64x128': 0.6}
 WORK = {'128x256': 2.0, '128x128': 1.0, 'pp_128x128': 1.0, 'swap_64x128': 0.5}
 BN = {'128x256': 256, '128x128': 128, 'pp_128x128': 128, 'swap_64x128': 64}
-EPI, FUSED_EPI, THREADED_C, SPLIT_PART = 4.0, 12.0, 12.0, 8.0
+EPI, FUSED_EPI, THREADED_C, SPLIT_PART = 4.0, 5.0, 12.0, 8.0
 MIN_SPLIT_KTILES, MAX_SPLITS, MAX_TAIL_PARTS = 4, 32, 4
 RESTAGE_A_MIN, STAGE_ROWS_PER_UNIT = 2048, 5000.0
 
@@ -79,9 +79,12 @@ def main():
     ap.add_argument('--stores', type=float, default=2.0, help="the ping-pong warpgroup's threaded-C stores factor")
     ap.add_argument('--speed', type=float, default=1.1, help='WIDE_TILE_SPEEDUP (before the refit: 1.25)')
     ap.add_argument('--pp', type=float, default=1.0, help="the ping-pong tile's throughput against the 128 x 128 one (the model: 1)")
+    ap.add_argument('--fused-epi', type=float, default=5.0, help='FUSED_EPILOGUE_KTILES (before its refit: 12)')
     ap.add_argument('--min-ktiles', type=int, default=2, help='PINGPONG_MIN_KTILES (before: 16)')
     a = ap.parse_args()
     SPEED['128x256'] = a.speed
+    global FUSED_EPI
+    FUSED_EPI = a.fused_epi
     times = collections.defaultdict(lambda: collections.defaultdict(list))
     for f in a.files:
         for line in open(f):
