@@ -293,9 +293,10 @@ pub const NARROW_SWAP_ROWS: usize = 16;
 /// both fill the GPU (fewer operand bytes per flop). The H200's records
 /// since 2026-11-28 put the ratio of their times at 4096³ and 8192³ at
 /// 1.04–1.07 (1.17–1.21 before, 1.26–1.27 on the H100 on 2026-11-26);
-/// a replica of [`WgmmaTile::auto`]'s estimate over 127 forced-tile
-/// timings (BENCHMARKS.md, "The wide tile's lead, refitted") lost least
-/// to the fastest tile from 1.08 to 1.12: 1.1.
+/// a replica of [`WgmmaTile::auto`]'s estimate over 147 (shape,
+/// epilogue) pairs of forced-tile timings (BENCHMARKS.md, "The wide
+/// tile's lead, refitted") lost least to the fastest tile from 1.08 to
+/// 1.12: 1.1.
 pub const WIDE_TILE_SPEEDUP: f64 = 1.1;
 
 /// The fewest rows of `C` from which a row-major `B` (read n-major)
@@ -1070,7 +1071,8 @@ mod tests {
         assert_eq!(pick(SWAP_ROWS + 1, 14336, 4096, 1), Some(WgmmaTile::B128x128));
         // 5120² × 4096: six full rounds of wide tiles and 8 split tiles
         // against twelve of ping-pong ones and 16 (the ping-pong tile 0.8 %
-        // ahead on the H200, BENCHMARKS.md, "The wide tile's lead").
+        // ahead on the H200, BENCHMARKS.md, "The wide tile's lead,
+        // refitted").
         assert_eq!(pick(5120, 5120, 4096, 1), Some(WgmmaTile::P128x128));
         // One round of 72 wide tiles on 132 multiprocessors against one of
         // 132 narrow ones and 12 split: the narrow tile (the wide one 8 %
