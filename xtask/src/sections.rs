@@ -367,8 +367,7 @@ const BATCH_128: &[&str] = &["512×128×128×128"];
 const BATCH_127: &[&str] = &["512×127×127×127"];
 /// Short-`k` products (4 to 12 k-tiles of 64) that fill the GPU several times.
 const SHORT_K: &[&str] = &["8192×8192×256", "8192×8192×512", "4096×14336×512", "16384×4096×768", "4096×4096×512"];
-/// `Auto`'s plain calls where it takes the ping-pong tile (its fused rows
-/// name the tile too, and are left out).
+/// `Auto`'s plain calls where it takes the ping-pong tile.
 const AUTO_PP: &[&str] = &["auto (wgmma_pp_128x128)"];
 const BATCH_ODD_HEADS: &[&str] = &["256×255×1023×63 (Bᵀ)"];
 /// Products whose `128 × 256` tiles fill less than one round of the H200
@@ -390,6 +389,22 @@ macro_rules! tc_row {
             Cell::Pct(tc(WG256, $shape, $dtype, $runs)),
             Cell::Pct(tc(MMA, $shape, $dtype, $runs)),
             Cell::Num(tc(BLAS, $shape, $dtype, $runs), 1),
+        ]
+    };
+}
+
+/// A bf16 → bf16 row of [`tc_row!`]'s columns with `Auto`'s plain calls
+/// on one tile (`$auto`: the fused rows name the tile too, and are left
+/// out) and no `mma.sync` tile (not timed in those runs).
+macro_rules! tc_auto_row {
+    ($types:literal, $label:literal, $auto:expr, $shape:expr, $runs:expr) => {
+        &[
+            Cell::T($types),
+            Cell::T($label),
+            Cell::Pct(tc($auto, $shape, "bf16→bf16", $runs)),
+            Cell::Pct(tc(WG256, $shape, "bf16→bf16", $runs)),
+            Cell::T(""),
+            Cell::Num(tc(BLAS, $shape, "bf16→bf16", $runs), 1),
         ]
     };
 }
@@ -594,22 +609,20 @@ pub const TABLES: &[Table] = &[
                 "4096×4104×4096",
                 "4096×4096×4104"
             ),
-            &[
-                Cell::T("bf16→bf16, short `k` (4–12 k-tiles; the ping-pong tile)"),
-                Cell::T("8192²×256, 8192²×512, 4096×14336×512, 16384×4096×768, 4096²×512"),
-                Cell::Pct(tc(AUTO_PP, SHORT_K, "bf16→bf16", &[H200PPK29])),
-                Cell::Pct(tc(WG256, SHORT_K, "bf16→bf16", &[H200PPK29])),
-                Cell::T(""),
-                Cell::Num(tc(BLAS, SHORT_K, "bf16→bf16", &[H200PPK29]), 1),
-            ],
-            &[
-                Cell::T("bf16→bf16, wide tiles short of a round (the `128 × 128` tile)"),
-                Cell::T("1536²×4096, 1792×4096×8192, 3072²×6144"),
-                Cell::Pct(tc(AUTO_128, PART_ROUND, "bf16→bf16", &[H200LEAD29])),
-                Cell::Pct(tc(WG256, PART_ROUND, "bf16→bf16", &[H200LEAD29])),
-                Cell::T(""),
-                Cell::Num(tc(BLAS, PART_ROUND, "bf16→bf16", &[H200LEAD29]), 1),
-            ],
+            tc_auto_row!(
+                "bf16→bf16, short `k` (4–12 k-tiles; the ping-pong tile)",
+                "8192²×256, 8192²×512, 4096×14336×512, 16384×4096×768, 4096²×512",
+                AUTO_PP,
+                SHORT_K,
+                &[H200PPK29]
+            ),
+            tc_auto_row!(
+                "bf16→bf16, wide tiles short of a round (the `128 × 128` tile)",
+                "1536²×4096, 1792×4096×8192, 3072²×6144",
+                AUTO_128,
+                PART_ROUND,
+                &[H200LEAD29]
+            ),
             tc_row!("bf16→bf16, batch of 512", "128³", "bf16→bf16", BATCH_128, &[H200PPB29]),
             tc_row!("bf16→bf16, batch of 512, odd (both operands staged, `C` stored by the threads)", "127³", "bf16→bf16", BATCH_127, &[H200PPB29]),
             tc_row!("bf16→bf16, batch of 256, odd (the same; `Bᵀ`)", "255×1023×63", "bf16→bf16", BATCH_ODD_HEADS, &[H200PPB29]),
