@@ -336,6 +336,10 @@ const H200CL28: &str = "2026-11-28-h200-classes";
 /// The image classes on an H200 with RGBA on the sliding-sums rung
 /// (docs/benchmarks/2026-11-28-h200-rgba/, the new build's first round).
 const H200RGBA28: &str = "2026-11-28-h200-rgba";
+/// The window blur with its vertical sums stored off one address and
+/// unmasked for whole words, on an H200 (docs/benchmarks/2026-11-29-h200-blur-owners/run3/,
+/// the new build's first round).
+const H200BLURV29: &str = "2026-11-29-h200-blur-vertical";
 /// The window blur with one barrier per batch (dp2a prefix sums, vertical
 /// loads one batch ahead, four blocks per SM), one run.
 const BLUR26: &str = "2026-11-26-h100-blur-onebarrier";
@@ -1043,12 +1047,12 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
             &[
-                Cell::T("blur, window rung, r1–32, c1/3/4"),
+                Cell::T("blur, window rung, r1–32, c1/3/4 (2026-11-29)"),
                 Cell::T("8192² / 4093×4099"),
                 Cell::Cat(&[
-                    img(&["auto → blur_window_*"], &["8192x8192"], &[H200RGBA28]),
+                    img(&["auto → blur_window_*"], &["8192x8192"], &[H200BLURV29]),
                     Cell::T(" / "),
-                    img(&["auto → blur_window_*"], &["4093x4099"], &[H200RGBA28]),
+                    img(&["auto → blur_window_*"], &["4093x4099"], &[H200BLURV29]),
                 ]),
             ],
             &[

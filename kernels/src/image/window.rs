@@ -13,8 +13,8 @@
 //!    registers, as packed u16 pairs (bytes 0, 2 and 1, 3): per row one
 //!    load of the entering and one of the leaving row's word straight from
 //!    global memory (the leaving row was read `2r + 1` rows earlier and
-//!    comes from L2), a mask, and one 3-input add per pair, whatever the
-//!    radius. A row whose length is not a multiple of 4 is read as two
+//!    comes from L2), the byte split (and a mask on the row's edge words),
+//!    and one 3-input add per pair, whatever the radius. A row whose length is not a multiple of 4 is read as two
 //!    aligned words and a funnel shift; the first and last image rows byte
 //!    by byte (a word there may reach outside the image). The batch's
 //!    column sums go to shared memory as stored, into one of two buffers
@@ -206,13 +206,33 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
             // Vertical.
             if vertical {
                 let (w_in, w_out) = next;
-                for g in 0..WIN_BATCH as usize {
-                    ve = ve.wrapping_add(w_in[g] & mask_e).wrapping_sub(w_out[g] & mask_e);
-                    vo = vo.wrapping_add(odd(w_in[g]) & mask_o).wrapping_sub(odd(w_out[g]) & mask_o);
-                    if i0 >= 0 {
-                        let at = vl.offset(win_vsum_row(b as u32, g as u32), 4 * tid as usize);
-                        vsum.cast::<u32x2>().store((at * 2) / 8, u32x2::from_array([ve, vo]));
-                    }
+                // The batch's first row of sums (u32x2 units); the others
+                // a constant row apart (one address, immediate offsets).
+                let at = (vl.offset(win_vsum_row(b as u32, 0), 4 * tid as usize) * 2) / 8;
+                let row = (vl.offset(1, 0) * 2) / 8;
+                // A word wholly inside the row needs no mask beyond the
+                // byte split (`odd` already clears the other bytes).
+                macro_rules! slide8 {
+                    ($masked:expr) => {
+                        for g in 0..WIN_BATCH as usize {
+                            let (a, d) = (w_in[g], w_out[g]);
+                            if $masked {
+                                ve = ve.wrapping_add(a & mask_e).wrapping_sub(d & mask_e);
+                                vo = vo.wrapping_add(odd(a) & mask_o).wrapping_sub(odd(d) & mask_o);
+                            } else {
+                                ve = ve.wrapping_add(even(a)).wrapping_sub(even(d));
+                                vo = vo.wrapping_add(odd(a)).wrapping_sub(odd(d));
+                            }
+                            if i0 >= 0 {
+                                vsum.cast::<u32x2>().store(at + g * row, u32x2::from_array([ve, vo]));
+                            }
+                        }
+                    };
+                }
+                if mask == u32::MAX {
+                    slide8!(false)
+                } else {
+                    slide8!(true)
                 }
                 if b + 1 < batches {
                     next = words!(step0(b + 1));
