@@ -20,7 +20,7 @@ fn bench(c: &mut Criterion) {
     let n = nx * ny;
     let data: Vec<f32> = (0..n).map(|i| (i % 1021) as f32 + 0.5).collect();
     let (Ok(input), Ok(mut output)) = (ctx.upload(&data), ctx.alloc::<f32>(n)) else {
-        eprintln!("criterion_transpose: cannot allocate 2 x {} MiB; skipping", n * 4 >> 20);
+        eprintln!("criterion_transpose: cannot allocate 2 x {} MiB; skipping", (n * 4) >> 20);
         return;
     };
     let mut g = c.benchmark_group(format!("transpose_{nx}x{ny}"));

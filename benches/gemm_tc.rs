@@ -347,11 +347,11 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     let bytes = (2 * (m * k + k * n + m * n)) as f64;
     let hbm = 2.0 * (2 * k * n) as f64 / copy.as_secs_f64();
     println!("| bf16→bf16 | {shape} (decode) | device copy of B: {:.0} GB/s (ceiling) | {:.3} | - | 100.0 | - |", hbm / 1e9, copy.as_secs_f64() * 1e3);
-    let mut rows = vec![("auto".to_string(), g.clone())];
+    let mut rows = vec![("auto".to_string(), g)];
     if hopper(ctx) {
-        rows.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Wgmma(*t)))));
+        rows.extend(WgmmaTile::ALL.iter().map(|t| (t.name().to_string(), g.variant(GemmVariant::Wgmma(*t)))));
     }
-    rows.extend(MmaTile::ALL[..1].iter().map(|t| (t.name().to_string(), g.clone().variant(GemmVariant::Mma(*t)))));
+    rows.extend(MmaTile::ALL[..1].iter().map(|t| (t.name().to_string(), g.variant(GemmVariant::Mma(*t)))));
     // One row: `t` per product, checked with error `e`, against the copy.
     let report = |label: &str, t: Duration, e: f64| {
         let gbs = bytes / t.as_secs_f64();
@@ -411,7 +411,7 @@ fn decode(ctx: &Context, blas: Option<&Cublas>, (m, n, k): (usize, usize, usize)
     if hopper(ctx) {
         for &s in &splits {
             for t in [WgmmaTile::S16x128, WgmmaTile::S64x128, WgmmaTile::B128x128, WgmmaTile::B128x256] {
-                let gv = g.clone().variant(GemmVariant::Wgmma(t)).split_k(s);
+                let gv = g.variant(GemmVariant::Wgmma(t)).split_k(s);
                 measure(format!("{} split {s}", t.name()), 1, &mut |o| gv.run(ctx, &o.da, &o.db, &mut o.dc))?;
                 if b2b {
                     measure(format!("{} split {s}, {BACK_TO_BACK} back to back", t.name()), BACK_TO_BACK, &mut |o| {
@@ -685,7 +685,7 @@ fn epilogue<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str, (m,
     // the other's k-loop, the swapped tile stores from its registers.
     if ctx.device_info().is_some_and(|d| d.compute_capability == (9, 0)) {
         for tile in [WgmmaTile::B128x256, WgmmaTile::B128x128, WgmmaTile::S64x128, WgmmaTile::P128x128, WgmmaTile::P128x128x2] {
-            let forced = g.clone().variant(GemmVariant::Wgmma(tile));
+            let forced = g.variant(GemmVariant::Wgmma(tile));
             if forced.resolved_variant_on::<I, O>(ctx).is_err() {
                 continue;
             }
@@ -779,7 +779,7 @@ fn tile_rows_of<I: Ty, O: Ty>(ctx: &Context, blas: Option<&Cublas>, dtype: &str,
         row(dtype, &shape, "cuBLAS", t, flops, Some(t), None, 0.0);
     }
     let suffix = if whole { ", every tile whole" } else { "" };
-    let auto = (!whole).then(|| (None, g));
+    let auto = (!whole).then_some((None, g));
     let forced = WgmmaTile::ALL.iter().map(|t| (Some(t.name()), g.variant(GemmVariant::Wgmma(*t))));
     for (tile, gv) in auto.into_iter().chain(forced) {
         if gv.resolved_variant_on::<I, O>(ctx).is_err() {
@@ -843,7 +843,7 @@ fn profile_calls(ctx: &Context, shape: &str) -> Result<()> {
         g.run(ctx, &o.da, &o.db, &mut o.dc)?;
     }
     for act in [Activation::None, Activation::GeluTanh] {
-        let f = g.clone().activation(act);
+        let f = g.activation(act);
         for _ in 0..3 {
             f.run_with_bias(ctx, &o.da, &o.db, &o.bias, &mut o.dc)?;
         }

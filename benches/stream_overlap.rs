@@ -138,11 +138,11 @@ fn check(slots: &[Slot], w: &[f32], n: usize) -> Result<String> {
         let want = reference::sgemm_f64(shape, 1.0, &a[..rows * n], w, 0.0, &vec![0.0; rows * n]);
         let (mut num, mut den) = (0.0f64, 0.0f64);
         for (g, w) in got.iter().zip(&want) {
-            num += (*g as f64 - *w as f64).powi(2);
-            den += (*w as f64).powi(2);
+            num += (*g as f64 - *w).powi(2);
+            den += (*w).powi(2);
         }
         let err = (num / den.max(f64::MIN_POSITIVE)).sqrt();
-        if !(err < 1e-5) {
+        if err.is_nan() || err >= 1e-5 {
             return Ok(format!("FAIL batch {i}: relative error {err:.2e}"));
         }
     }

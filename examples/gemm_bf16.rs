@@ -51,7 +51,7 @@ fn reference(a: &[bf16], b: &[bf16], bias: Option<&[f32]>, act: Activation, (n, 
 /// The row blocks to check.
 fn checked_blocks(m: usize) -> Vec<std::ops::Range<usize>> {
     if m <= 3 * CHECKED_ROWS {
-        return vec![0..m];
+        return std::iter::once(0..m).collect();
     }
     let mid = m / 2 - CHECKED_ROWS / 2;
     vec![0..CHECKED_ROWS, mid..mid + CHECKED_ROWS, m - CHECKED_ROWS..m]

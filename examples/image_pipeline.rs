@@ -89,9 +89,13 @@ fn inputs(dir: &Path) -> AnyResult<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The outputs a batch wrote (input, output) and the files that failed
+/// (input, why).
+type BatchOutcome = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, String)>);
+
 /// Runs the pipeline over `input_dir`; returns the outputs written and the
 /// files that failed (with why).
-fn run_batch(ctx: Context, input_dir: &Path, output_dir: &Path, radius: u32) -> AnyResult<(Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, String)>)> {
+fn run_batch(ctx: Context, input_dir: &Path, output_dir: &Path, radius: u32) -> AnyResult<BatchOutcome> {
     std::fs::create_dir_all(output_dir)?;
     // Check the radius once, before any file is read.
     if radius > MAX_BLUR_RADIUS {

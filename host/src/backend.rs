@@ -225,6 +225,9 @@ pub(crate) enum Inner {
     Emulator,
 }
 
+/// An argument block a handle uploaded, by its words ([`Context::upload_cached`]).
+type UploadedBlock = (Vec<u64>, Arc<Buffer<u64>>);
+
 /// A device to run kernels on: a CUDA device with the PTX module loaded
 /// once, or the CPU emulator. Cheap to share by reference; no global state.
 ///
@@ -252,7 +255,7 @@ pub struct Context {
     launches: Arc<AtomicU64>,
     /// Small argument blocks this handle uploaded, by key
     /// ([`Context::upload_cached`]).
-    uploads: Mutex<Vec<(Vec<u64>, Arc<Buffer<u64>>)>>,
+    uploads: Mutex<Vec<UploadedBlock>>,
     /// The f32 workspace this handle's last split-K launch used
     /// ([`Context::workspace`]).
     workspace: Mutex<Option<Buffer<f32>>>,
@@ -844,7 +847,7 @@ impl Context {
             Some(format!("more blocks than the limits {MAX_GRID_X} × {MAX_GRID_YZ} × {MAX_GRID_YZ}"))
         } else if threads > 1024 || cfg.block[2] > 64 {
             Some(format!("{threads} threads per block (at most 1024, 64 in z)"))
-        } else if !(1..=8).contains(&cfg.cluster) || cfg.grid[0] % cfg.cluster != 0 {
+        } else if !(1..=8).contains(&cfg.cluster) || !cfg.grid[0].is_multiple_of(cfg.cluster) {
             Some(format!("clusters of {} blocks (1 to 8, dividing the grid's x extent)", cfg.cluster))
         } else {
             match &*self.inner {
@@ -892,11 +895,10 @@ impl Context {
 
     /// Launches a kernel on the CUDA backend with raw parameter pointers.
     pub(crate) fn launch_cuda(&self, name: &'static str, cfg: LaunchConfig, params: &mut [*mut std::ffi::c_void]) -> Result<()> {
-        if let Inner::Cuda(c) = &*self.inner {
-            if let Some(first) = c.fault.get() {
+        if let Inner::Cuda(c) = &*self.inner
+            && let Some(first) = c.fault.get() {
                 return Err(Error::DeviceFault { op: "launching a kernel (nothing was launched)", detail: first.clone() });
             }
-        }
         let (f, c) = self.cuda_function(name, cfg.shared_bytes)?;
         // The calling thread may never have used this context (a buffer
         // made on one thread, launched on from another): make it current.

@@ -92,11 +92,10 @@ impl<T: Element> Buffer<T> {
             return Err((Error::BadArgument { arg: "slice", detail }, slice));
         }
         let stream = ctx.stream_of(c);
-        if !Arc::ptr_eq(slice.stream(), stream) {
-            if let Err(e) = stream.join(slice.stream()) {
+        if !Arc::ptr_eq(slice.stream(), stream)
+            && let Err(e) = stream.join(slice.stream()) {
                 return Err((driver("ordering after the slice's stream")(e), slice));
             }
-        }
         let track = match crate::stream::Tracker::born(c, stream) {
             Ok(t) => t,
             Err(e) => return Err((e, slice)),
@@ -162,7 +161,7 @@ impl<T: Element> Buffer<T> {
                 return Err(Error::BadArgument { arg: "ctx", detail: "the emulator has no CUDA memory: a device pointer needs a CUDA context".into() });
             }
         };
-        if ptr % DEVICE_ALIGN != 0 {
+        if !ptr.is_multiple_of(DEVICE_ALIGN) {
             return Err(Error::BadArgument {
                 arg: "ptr",
                 detail: format!("{ptr:#x} is not {DEVICE_ALIGN}-byte aligned (ferrotile's kernels read and write 16 bytes at a time)"),

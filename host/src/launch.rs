@@ -97,7 +97,7 @@ impl KernelArg for TensorMaps<'_> {
     fn emu(&self, name: &'static str) -> Global<TensorMap> {
         const WORDS: usize = std::mem::size_of::<TensorMap>() / 8;
         let view = self.0.global(name);
-        assert!(view.len() % WORDS == 0, "a tensor-map buffer holds whole maps");
+        assert!(view.len().is_multiple_of(WORDS), "a tensor-map buffer holds whole maps");
         // SAFETY: the host allocation holds `len` u64s and outlives the
         // launch; the emulator reads maps unaligned (a host `Vec<u64>` is
         // only 8-byte aligned).

@@ -92,7 +92,7 @@ pub fn shfl(ctx: &Context) -> Result<Vec<u32>> {
 ///
 /// Errors: `x` empty, of odd length, or with more pairs than `u32` holds.
 pub fn cvt(ctx: &Context, x: &[f32]) -> Result<Vec<u32>> {
-    if x.is_empty() || x.len() % 2 != 0 {
+    if x.is_empty() || !x.len().is_multiple_of(2) {
         return Err(Error::BadArgument { arg: "x", detail: format!("{} values: needs a positive, even number", x.len()) });
     }
     let pairs = crate::check::dim("x", x.len() / 2)?;

@@ -305,11 +305,10 @@ impl Tracker {
             u.write = Some((c.stream.clone(), ev));
             u.tracked = true;
         }
-        if let Some((ws, ev)) = &u.write {
-            if !same(ws, s) {
+        if let Some((ws, ev)) = &u.write
+            && !same(ws, s) {
                 s.wait(ev).map_err(driver("ordering after a buffer's last write"))?;
             }
-        }
         if write {
             for (rs, ev) in &u.reads {
                 if !same(rs, s) {
@@ -400,12 +399,16 @@ pub(crate) fn in_op() -> bool {
     OPEN_OPS.with(|n| n.get() > 0)
 }
 
+/// Where an [`Op`] records its completion: the stream, and the trackers it
+/// marks (with whether each is a write).
+type Recorded = (Arc<CudaStream>, Vec<(Arc<Tracker>, bool)>);
+
 /// One operation on a stream over some buffers: created before anything
 /// is enqueued (the stream waits for the buffers' earlier conflicting
 /// uses), dropped after (records the operation's uses, also when it failed
 /// half-way).
 pub(crate) struct Op {
-    record: Option<(Arc<CudaStream>, Vec<(Arc<Tracker>, bool)>)>,
+    record: Option<Recorded>,
 }
 
 impl Op {

@@ -124,7 +124,7 @@ impl TransposeVariant {
     /// into shared memory `ny` words apart across a warp: 16- or 32-way bank
     /// conflicts there).
     fn flat_rows(ny: usize) -> bool {
-        ny <= Self::FLAT_ROWS && ny % 16 != 0
+        ny <= Self::FLAT_ROWS && !ny.is_multiple_of(16)
     }
 
     /// Rung 11's chunk size for output rows of `ny`.
@@ -207,7 +207,7 @@ impl TransposeVariant {
             V::Thin => nx.min(ny) <= ix::THIN_MAX as usize,
             V::Lines(c) => c.config().supports(nx.min(u32::MAX as usize) as u32, ny.min(u32::MAX as usize) as u32),
             V::Flat(c) => c.config().supports(nx.min(u32::MAX as usize) as u32, ny.min(u32::MAX as usize) as u32),
-            v => !v.is_vectorised() || (nx % ix::VEC == 0 && ny % ix::VEC == 0),
+            v => !v.is_vectorised() || (nx.is_multiple_of(ix::VEC) && ny.is_multiple_of(ix::VEC)),
         }
     }
 

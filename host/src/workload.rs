@@ -113,7 +113,7 @@ pub fn run(ctx: &Context, job: Job, scale: Scale, seed: u64) -> Result<(), Strin
         }
         Job::Blur => {
             let (w, h) = if big { (side(&mut r, 200, 700), side(&mut r, 100, 500)) } else { (side(&mut r, 1, 48), side(&mut r, 1, 20)) };
-            let c = if r.next_u64() % 2 == 0 { 1 } else { 3 };
+            let c = if r.next_u64().is_multiple_of(2) { 1 } else { 3 };
             let radius = 1 + (r.next_u64() % 3) as u32;
             let img = HostImage::new(w, h, c, r.u8s(w * h * c)).map_err(e)?;
             let src = DeviceImage::upload(ctx, &img).map_err(e)?;

@@ -8,7 +8,7 @@ use ferrotile::Context;
 use proptest::prelude::*;
 
 fn data(n: usize, seed: u64) -> Vec<f32> {
-    (0..n).map(|i| (((i as u64 + 1) * 2654435761 ^ seed) % 2001) as f32 / 1000.0 - 1.0001).collect()
+    (0..n).map(|i| ((((i as u64 + 1) * 2654435761) ^ seed) % 2001) as f32 / 1000.0 - 1.0001).collect()
 }
 
 proptest! {
@@ -58,5 +58,5 @@ fn no_device_is_a_typed_error_not_a_panic() {
         Ok(ctx) => assert_eq!(ctx.backend(), ferrotile::Backend::Cuda),
         Err(e) => assert!(matches!(e, ferrotile::Error::NoDriver | ferrotile::Error::NoDevice), "{e}"),
     }
-    assert!(matches!(Context::cuda(1_000), Err(_)));
+    assert!(Context::cuda(1_000).is_err());
 }

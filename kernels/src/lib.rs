@@ -33,6 +33,18 @@
 #![cfg_attr(target_arch = "nvptx64", feature(portable_simd, core_float_math))]
 #![deny(missing_docs)]
 #![allow(unused_features)]
+// Device code keeps three forms clippy would rewrite, for the PTX they
+// give: `x % n == 0` (`is_multiple_of` adds a zero-divisor check to every
+// runtime divisor), loops indexing register arrays by a counter (fully
+// unrolled to fixed registers; the iterator forms are not always), and
+// kernels and device helpers that take every operand as an argument. And
+// `kernel!` puts a kernel's body in an unsafe block by design (its docs).
+#![allow(
+    clippy::manual_is_multiple_of,
+    clippy::needless_range_loop,
+    clippy::too_many_arguments,
+    clippy::macro_metavars_in_unsafe
+)]
 
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
@@ -68,20 +80,6 @@ pub const LAUNCH_BOUNDS: &[launch::LaunchBounds] = {
     &variants::concat_bounds::<{ variants::total_len(PARTS) }>(PARTS)
 };
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn launch_bounds_are_unique_and_fit_an_sm() {
-        for (i, b) in LAUNCH_BOUNDS.iter().enumerate() {
-            assert!(LAUNCH_BOUNDS[..i].iter().all(|o| o.kernel != b.kernel), "{} twice", b.kernel);
-            assert!(b.max_threads % 32 == 0 && b.max_threads <= 1024, "{b:?}");
-            assert!(b.max_threads * b.min_blocks_per_sm <= 2048, "{b:?}: more threads than an SM holds");
-            assert!(b.register_cap() >= 64, "{b:?}: too few registers for a register-tiled kernel");
-        }
-    }
-}
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
@@ -118,4 +116,19 @@ macro_rules! kernel {
             unsafe { $body }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_bounds_are_unique_and_fit_an_sm() {
+        for (i, b) in LAUNCH_BOUNDS.iter().enumerate() {
+            assert!(LAUNCH_BOUNDS[..i].iter().all(|o| o.kernel != b.kernel), "{} twice", b.kernel);
+            assert!(b.max_threads % 32 == 0 && b.max_threads <= 1024, "{b:?}");
+            assert!(b.max_threads * b.min_blocks_per_sm <= 2048, "{b:?}: more threads than an SM holds");
+            assert!(b.register_cap() >= 64, "{b:?}: too few registers for a register-tiled kernel");
+        }
+    }
 }

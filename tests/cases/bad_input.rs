@@ -1202,7 +1202,7 @@ pub fn cases() -> Vec<Case> {
         let gpu_only = FUNCTIONS.iter().any(|f| f.name == row.function && f.gpu_only);
         let name = format!("bad_input::{}::{}", row.function, row.class.name());
         let seed_name = name.clone();
-        let body: Box<dyn Fn(&Context) -> Result<(), String> + Send + Sync> = match row.cell {
+        let body: CaseFn = match row.cell {
             Cell::NotApplicable(_) => continue,
             Cell::Refuse(f) => Box::new(move |ctx| judge(&f(&env(ctx, &seed_name)))),
             Cell::Valid(f) => Box::new(move |ctx| f(&env(ctx, &seed_name))),

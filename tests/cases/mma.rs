@@ -312,7 +312,7 @@ fn cases_for<I: Ty, O: Ty>(v: &mut Vec<crate::common::Case>, tf32: bool) {
 }
 
 fn bad_arguments(ctx: &Context) -> Result<(), String> {
-    let a = up(ctx, &vec![bf16::from_f32(1.0); 64])?;
+    let a = up(ctx, &[bf16::from_f32(1.0); 64])?;
     let mut c = poisoned(ctx, 64, f32::NAN)?;
     let mut c16 = poisoned(ctx, 64, f16::from_f32(7.0))?;
     let bias = up(ctx, &[0.5f32; 3])?;

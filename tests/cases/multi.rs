@@ -132,7 +132,7 @@ fn gemm_f32_2d(group: &DeviceGroup) -> Result<(), String> {
         // The default grid (2 × 2 on four devices for square products),
         // and every factor pair.
         sharded_f32(group, &ShardedGemm::new(m, n, k), m, n, k, "auto grid")?;
-        for rows in (1..=p).filter(|r| p % r == 0) {
+        for rows in (1..=p).filter(|r| p.is_multiple_of(*r)) {
             let q = (3 * rows).min(k);
             sharded_f32(group, &ShardedGemm::new(m, n, k).grid(rows, p / rows).k_panels(q), m, n, k, "grid")?;
             let g = ShardedGemm::new(m, n, k).grid(rows, p / rows).k_panels(q).overlap(true);
@@ -376,12 +376,12 @@ fn bad_input(group: &DeviceGroup) -> Result<(), String> {
     refused("all-gather recv", "recv", || group.all_gather(&send, &mut recv))?;
     refused("gather_to rank", "rank", || c.gather_to(group, p))?;
     let one = HostImage::new(3, 3, 1, vec![1; 9]).map_err(e)?;
-    refused("gray of 1 channel", "images", || multi::process_batch(group, &[one.clone()], BatchOp::Gray))?;
-    refused("radius", "radius", || multi::process_batch(group, &[one.clone()], BatchOp::Blur { radius: u32::MAX }))?;
+    refused("gray of 1 channel", "images", || multi::process_batch(group, std::slice::from_ref(&one), BatchOp::Gray))?;
+    refused("radius", "radius", || multi::process_batch(group, std::slice::from_ref(&one), BatchOp::Blur { radius: u32::MAX }))?;
     let mut none: Vec<HostImage> = Vec::new();
-    refused("outputs missing", "outputs", || multi::process_batch_into(group, &[one.clone()], &mut none, BatchOp::Blur { radius: 1 }))?;
+    refused("outputs missing", "outputs", || multi::process_batch_into(group, std::slice::from_ref(&one), &mut none, BatchOp::Blur { radius: 1 }))?;
     let mut wrong = vec![HostImage::new(3, 3, 3, vec![0; 27]).map_err(e)?];
-    refused("outputs of another shape", "outputs", || multi::process_batch_into(group, &[one.clone()], &mut wrong, BatchOp::Blur { radius: 1 }))?;
+    refused("outputs of another shape", "outputs", || multi::process_batch_into(group, std::slice::from_ref(&one), &mut wrong, BatchOp::Blur { radius: 1 }))?;
     if wrong[0].data().iter().any(|&b| b != 0) {
         return Err("a refused batch wrote its outputs".into());
     }

@@ -320,7 +320,9 @@ fn any_layout_cases(v: &mut Vec<Case>) {
     // Split-k (forced, and Auto's choice on skinny, deep and medium
     // products whose one wave is uneven),
     // with transposes, β = 0 on a NaN C, odd leading dimensions.
-    let splits: &[((usize, usize, usize), (bool, bool), usize, f32, Option<usize>)] = &[
+    // (m, n, k), transposes, padding, β, split count.
+    type SplitCase = ((usize, usize, usize), (bool, bool), usize, f32, Option<usize>);
+    let splits: &[SplitCase] = &[
         ((1, 1, 1), (false, false), 0, 0.0, Some(3)),
         ((7, 9, 600), (false, false), 3, -0.5, Some(3)),
         ((65, 130, 1000), (false, false), 0, 0.0, Some(4)),
@@ -349,7 +351,9 @@ fn any_layout_cases(v: &mut Vec<Case>) {
     // Peeled edges (forced): the bulk of whole tiles, the thin rows and
     // columns after it (split-k where k is long), on row-major and staged
     // (transposed, padded) operands, β on a poisoned C or not.
-    let peeled: &[((usize, usize, usize), (bool, bool), usize, f32)] = &[
+    // (m, n, k), transposes, padding, β.
+    type PeelCase = ((usize, usize, usize), (bool, bool), usize, f32);
+    let peeled: &[PeelCase] = &[
         ((130, 133, 41), (false, false), 0, 0.5),
         ((130, 133, 41), (true, true), 3, 0.0),
         ((70, 67, 600), (false, false), 1, 0.0),
@@ -442,11 +446,10 @@ fn check_planned(
                 Some(t) => g.split_k_tiling(t),
                 None => g,
             };
-            if let (Some(t), Some(s)) = (tiling, split) {
-                if g.split_k_plan_on(ctx) != (t, s) {
+            if let (Some(t), Some(s)) = (tiling, split)
+                && g.split_k_plan_on(ctx) != (t, s) {
                     return Err(format!("the split runs {:?}, not the forced {t:?} × {s}", g.split_k_plan_on(ctx)));
                 }
-            }
             if split.is_none() && g.split_k_slices_on(ctx) < 2 {
                 return Err(format!("Auto does not split {m}x{n}x{k}"));
             }

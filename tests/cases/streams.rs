@@ -299,7 +299,7 @@ fn gpu_overlap(ctx: &Context) -> Result<(), String> {
         let want = reference::sgemm_f64(shape, 1.0, &a[..rows * n], &w, 0.0, &vec![0.0; rows * n]);
         close(&format!("overlap batch {i}"), &got[..rows * n], &want, 1e-5)?;
     }
-    eprintln!("streams overlap: {batches} batches of {n}³ SGEMM + 2 × {} MiB copies: serial {serial:?}, 3 streams {overlapped:?}", n * n * 4 >> 20);
+    eprintln!("streams overlap: {batches} batches of {n}³ SGEMM + 2 × {} MiB copies: serial {serial:?}, 3 streams {overlapped:?}", (n * n * 4) >> 20);
     if overlapped.as_secs_f64() <= serial.as_secs_f64() * 1.05 {
         Ok(())
     } else {

@@ -174,7 +174,7 @@ fn auto_picks_wgmma_on_hopper(ctx: &Context) -> Result<(), String> {
     }
     // tf32 too (its operands staged rounded), every orientation.
     for (ta, tb, _) in ORIENTATIONS {
-        let t = g.clone().tf32(true).transpose_a(ta).transpose_b(tb).resolved_variant_on::<f32, f32>(ctx).map_err(|e| e.to_string())?;
+        let t = g.tf32(true).transpose_a(ta).transpose_b(tb).resolved_variant_on::<f32, f32>(ctx).map_err(|e| e.to_string())?;
         match (hopper, t) {
             (true, GemmVariant::Wgmma(_)) | (false, GemmVariant::Mma(_)) => {}
             other => return Err(format!("Auto for tf32 ({ta}, {tb}): {other:?}")),
@@ -188,7 +188,7 @@ fn auto_picks_wgmma_on_hopper(ctx: &Context) -> Result<(), String> {
 }
 
 fn bad_arguments(ctx: &Context) -> Result<(), String> {
-    let a = up(ctx, &vec![bf16::from_f32(1.0); 64])?;
+    let a = up(ctx, &[bf16::from_f32(1.0); 64])?;
     let f = up(ctx, &[1.0f32; 64])?;
     let mut c = poisoned(ctx, 64, f32::NAN)?;
     let mut c16 = poisoned(ctx, 64, f16::from_f32(7.0))?;
@@ -200,7 +200,7 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     let g = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::B128x128));
     expect("f32 inputs on wgmma", g.run(ctx, &f, &f, &mut c))?;
     expect("an orientation the tile lacks", g.transpose_a(true).transpose_b(true).run(ctx, &a, &a, &mut c))?;
-    let h = up(ctx, &vec![f16::from_f32(1.0); 64])?;
+    let h = up(ctx, &[f16::from_f32(1.0); 64])?;
     expect("f16 → f16 with A transposed on 128 × 128", g.transpose_a(true).run(ctx, &h, &h, &mut c16))?;
     let swapped = Gemm::new(8, 8, 8).variant(GemmVariant::Wgmma(WgmmaTile::S64x128));
     expect("f16 → f32 on the swapped tile", swapped.run(ctx, &h, &h, &mut c))?;

@@ -6,6 +6,9 @@ pub mod gpu;
 
 use ferrotile::{Buffer, Context, Element};
 
+/// A case's body: runs on a context, `Err` says what is wrong.
+pub type CaseFn = Box<dyn Fn(&Context) -> Result<(), String> + Send + Sync>;
+
 /// A test case: one body, run on every backend.
 pub struct Case {
     /// Name shown by the harness (`<family>::<what>`).
@@ -16,7 +19,7 @@ pub struct Case {
     /// on another GPU the `cuda::` test is reported ignored.
     pub needs_cc: Option<(i32, i32)>,
     /// The body.
-    pub run: Box<dyn Fn(&Context) -> Result<(), String> + Send + Sync>,
+    pub run: CaseFn,
 }
 
 impl Case {

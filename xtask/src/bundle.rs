@@ -145,9 +145,12 @@ fn bench_executables(artifacts: &[Artifact]) -> Vec<Executable> {
     out
 }
 
+/// A command that, given `src` and `dst`, writes a stripped copy.
+type Stripper = Box<dyn Fn(&Path, &Path) -> Command>;
+
 /// `strip`, `objcopy` or the toolchain's `llvm-strip`: a command that,
 /// given `src` and `dst`, writes a stripped copy.
-fn stripper() -> Result<Box<dyn Fn(&Path, &Path) -> Command>> {
+fn stripper() -> Result<Stripper> {
     if let Ok(strip) = which::which("strip") {
         return Ok(Box::new(move |src, dst| {
             let mut c = Command::new(&strip);

@@ -189,7 +189,7 @@ mod tests {
     fn command_line() {
         Cli::command().debug_assert();
         let parse = |args: &[&str]| Cli::try_parse_from([&["cargo xtask"], args].concat());
-        assert!(matches!(parse(&[]).unwrap().command, None));
+        assert!(parse(&[]).unwrap().command.is_none());
         assert!(matches!(parse(&["check-ptx"]).unwrap().command, Some(Command::CheckPtx)));
         assert!(parse(&["check-ptx", "extra"]).is_err());
         assert!(parse(&["no-such-command"]).is_err());

@@ -159,8 +159,8 @@ pub fn parse(output: &str) -> Vec<Resources> {
                     }
                 }
             }
-        } else if let Some(rest) = text.strip_prefix("Used ") {
-            if let Some(i) = current {
+        } else if let Some(rest) = text.strip_prefix("Used ")
+            && let Some(i) = current {
                 for part in rest.split(',') {
                     let part = part.trim().trim_start_matches("used ");
                     if part.ends_with("registers") {
@@ -170,14 +170,12 @@ pub fn parse(output: &str) -> Vec<Resources> {
                     }
                 }
             }
-        }
     }
     out
 }
 
 fn leading_number(s: &str) -> u64 {
-    s.trim()
-        .split_whitespace()
+    s.split_whitespace()
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
@@ -220,7 +218,7 @@ pub fn problems(arch: &str, resources: &[Resources]) -> Vec<String> {
                 r.spill_loads
             ));
         }
-        if let Some(limit) = frame_limit(&r.name).filter(|&l| r.entry && (r.stack as u64) > l) {
+        if let Some(limit) = frame_limit(&r.name).filter(|&l| r.entry && r.stack > l) {
             found.push(format!(
                 "kernel {} has a {}-byte stack frame on {arch}, more than its {limit} (its register \
                  arrays went to local memory: indices that are not compile-time constants after \

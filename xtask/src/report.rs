@@ -756,7 +756,7 @@ pub fn report(files: &[PathBuf], markdown_out: &Path, charts: &Path, check: bool
     // later run re-measured.
     let single = || all.iter().filter(|r| r.family != "multi_gpu");
     let latest = single().map(|r| r.date.clone()).max().unwrap_or_default();
-    let gpu = single().filter(|r| r.date == latest).last().map(|r| r.gpu.clone()).unwrap_or_default();
+    let gpu = single().rfind(|r| r.date == latest).map(|r| r.gpu.clone()).unwrap_or_default();
     let on_gpu: Vec<Record> = all.iter().filter(|r| r.gpu == gpu).cloned().collect();
     let latest_on_gpu: Vec<Record> = records.iter().filter(|r| r.gpu == gpu).cloned().collect();
     let mut dates: Vec<&str> = on_gpu.iter().map(|r| r.date.as_str()).collect();

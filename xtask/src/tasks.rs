@@ -8,7 +8,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use crate::util;
 use crate::{ptx, ptxas};
 
-/// What the kernels build needs from the toolchain besides rustc.
+/// What the kernels build (rust-src, llvm-tools) and the lint phase
+/// (clippy) need from the toolchain besides rustc.
 fn missing_components(sysroot: &Path) -> Vec<&'static str> {
     let mut missing = Vec::new();
     let core_src = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
@@ -18,16 +19,20 @@ fn missing_components(sysroot: &Path) -> Vec<&'static str> {
     if util::llvm_tools_dir(sysroot).is_none() {
         missing.push("llvm-tools");
     }
+    if !sysroot.join("bin").join(format!("cargo-clippy{}", std::env::consts::EXE_SUFFIX)).is_file() {
+        missing.push("clippy");
+    }
     missing
 }
 
-/// Makes sure rust-src and llvm-tools are installed (with rustup if not).
+/// Makes sure rust-src, llvm-tools and clippy are installed (with rustup
+/// if not).
 pub fn ensure_components() -> Result<()> {
     let sysroot = util::sysroot()?;
     let missing = missing_components(&sysroot);
     if missing.is_empty() {
         println!(
-            "toolchain {}: rust-src and llvm-tools present",
+            "toolchain {}: rust-src, llvm-tools and clippy present",
             sysroot.display()
         );
         return Ok(());
@@ -55,7 +60,7 @@ pub fn ensure_components() -> Result<()> {
 }
 
 /// The phases of `cargo xtask test`, for the headings.
-const PHASES: usize = 12;
+const PHASES: usize = 13;
 
 fn heading(step: usize, of: usize, what: &str) {
     println!("\n==> [{step}/{of}] {what}");
@@ -67,7 +72,7 @@ fn heading(step: usize, of: usize, what: &str) {
 pub fn test(extra: &[String]) -> Result<()> {
     let mut failed = Vec::new();
 
-    heading(1, PHASES, "toolchain components (rust-src, llvm-tools)");
+    heading(1, PHASES, "toolchain components (rust-src, llvm-tools, clippy)");
     ensure_components()?;
 
     heading(2, PHASES, "ptxas (PyPI nvidia-cuda-nvcc-cu12)");
@@ -119,7 +124,7 @@ pub fn test(extra: &[String]) -> Result<()> {
     for (i, (phase, args)) in runs.iter().enumerate() {
         let mut cmd = util::cargo();
         cmd.args(args).args(extra);
-        heading(5 + i, PHASES, &format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
+        heading(5 + i, PHASES, format!("{} {}", args.join(" "), extra.join(" ")).trim_end());
         match run_counting(&mut cmd) {
             Ok(t) => {
                 totals.passed += t.passed;
@@ -183,6 +188,17 @@ pub fn test(extra: &[String]) -> Result<()> {
     if let Err(e) = package() {
         eprintln!("error: {e:#}");
         failed.push("package");
+    }
+
+    // Lints: the host code, tests, benches, examples and xtask, and the
+    // kernels crate as the host builds it (its device-only allowances are
+    // at its root, each with its reason).
+    heading(13, PHASES, "cargo clippy --workspace --all-targets --release -- -D warnings");
+    let mut clippy = util::cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--release", "--", "-D", "warnings"]);
+    if let Err(e) = util::run(&mut clippy) {
+        eprintln!("error: {e:#}");
+        failed.push("clippy");
     }
 
     // The closing line: totals of every libtest binary (`skipped` are the

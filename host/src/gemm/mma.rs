@@ -373,7 +373,7 @@ fn staging<T: GemmElement>(ctx: &Context, s: Stored, batch: usize, transpose: bo
     let align = TMA_PITCH / std::mem::size_of::<T>();
     let strided = batch > 1 && s.stride != 0;
     let round_tf32 = round_tf32 && T::KIND == F32;
-    if !transpose && !round_tf32 && s.ld % (pitch / std::mem::size_of::<T>()) == 0 && (!strided || s.stride % align == 0) {
+    if !transpose && !round_tf32 && s.ld.is_multiple_of(pitch / std::mem::size_of::<T>()) && (!strided || s.stride.is_multiple_of(align)) {
         return Ok(None);
     }
     let (rows, cols) = if transpose { (s.cols, s.rows) } else { (s.rows, s.cols) };
@@ -497,7 +497,7 @@ mod tests {
             let d = ctx.upload(src)?;
             let _op = ctx.op(&[], &[])?;
             let per = TMA_PITCH / std::mem::size_of::<T>();
-            let needed = round || s.ld % per != 0 || (batch > 1 && s.stride % per != 0);
+            let needed = round || !s.ld.is_multiple_of(per) || (batch > 1 && !s.stride.is_multiple_of(per));
             let Some((copy, st)) = stage(ctx, &d, s, batch, false, round)? else {
                 assert!(!needed, "{s:?} batch {batch} needs a copy");
                 return Ok(());

@@ -888,9 +888,9 @@ mod tests {
         let pick = |g: &Gemm, bias: bool| g.engine::<bf16, bf16>(&g.problem().unwrap(), 132, Some(132), bias).unwrap().variant();
         assert_eq!(pick(&g, false), GemmVariant::Wgmma(WgmmaTile::B128x256));
         assert_eq!(pick(&g, true), GemmVariant::Wgmma(WgmmaTile::P128x128));
-        assert_eq!(pick(&g.clone().activation(Activation::GeluTanh), false), GemmVariant::Wgmma(WgmmaTile::P128x128));
-        assert_eq!(pick(&g.clone().beta(0.5), false), GemmVariant::Wgmma(WgmmaTile::P128x128));
+        assert_eq!(pick(&g.activation(Activation::GeluTanh), false), GemmVariant::Wgmma(WgmmaTile::P128x128));
+        assert_eq!(pick(&g.beta(0.5), false), GemmVariant::Wgmma(WgmmaTile::P128x128));
         // α alone is no epilogue of its own.
-        assert_eq!(pick(&g.clone().alpha(2.0), false), GemmVariant::Wgmma(WgmmaTile::B128x256));
+        assert_eq!(pick(&g.alpha(2.0), false), GemmVariant::Wgmma(WgmmaTile::B128x256));
     }
 }

@@ -76,7 +76,7 @@ pub fn pick(table: &[AutoEntry], m: usize, n: usize, k: usize, float4: bool) -> 
 /// Whether the float4 rungs apply: every leading dimension a multiple of 4
 /// (buffers are whole allocations, 256-byte aligned on the device).
 pub(super) fn float4_ok(p: &GemmParams) -> bool {
-    p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0
+    p.lda.is_multiple_of(4) && p.ldb.is_multiple_of(4) && p.ldc.is_multiple_of(4)
 }
 
 impl GemmVariant {
@@ -439,7 +439,7 @@ pub(super) fn run_any(
     }
     // The float4 epilogue stores scalars when `ldc` is not a multiple of
     // 4; with one that is, every matrix of `C` must start 16-byte aligned.
-    let c_misaligned = g.ldc % 4 == 0 && p.batch > 1 && p.strides[2] % 4 != 0;
+    let c_misaligned = g.ldc.is_multiple_of(4) && p.batch > 1 && !p.strides[2].is_multiple_of(4);
     if !c_misaligned {
         return run(ctx, v, (false, false), &q, a, b, c);
     }

@@ -178,7 +178,7 @@ impl DeviceGroup {
 pub fn process_pinned_batch(group: &DeviceGroup, images: &[PinnedImage], outputs: &mut [PinnedImage], op: BatchOp) -> Result<()> {
     check_op(images.iter().map(|im| im.channels()), op)?;
     check_outputs(images.iter().map(shape).zip(outputs.iter().map(shape)), images.len(), outputs.len(), op)?;
-    for (arg, list) in [("images", &*images), ("outputs", &*outputs)] {
+    for (arg, list) in [("images", images), ("outputs", &*outputs)] {
         let rank = |i| group.batch_rank(list.len(), i);
         if let Some((i, d)) = (0..list.len()).map(|i| (i, rank(i))).find(|&(i, d)| !list[i].data().is_on(group.context(d))) {
             return Err(Error::BadArgument { arg, detail: format!("{arg}[{i}] is not pinned by rank {d}'s context, which processes it (DeviceGroup::batch_rank)") });

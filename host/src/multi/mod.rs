@@ -155,7 +155,8 @@ impl DeviceGroup {
                 Inner::Emulator => unreachable!("Context::cuda made an emulator context"),
             })
             .collect::<Result<Vec<_>>>()?;
-        let raw = |pick: fn(&(Arc<CudaStream>, Arc<CudaStream>)) -> &Arc<CudaStream>| {
+        type Pair = (Arc<CudaStream>, Arc<CudaStream>);
+        let raw = |pick: fn(&Pair) -> &Arc<CudaStream>| {
             streams.iter().map(|s| pick(s).cu_stream() as cudarc::nccl::sys::cudaStream_t).collect::<Vec<_>>()
         };
         let ords: Vec<i32> = ordinals.iter().map(|&o| o as i32).collect();

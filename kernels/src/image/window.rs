@@ -334,7 +334,7 @@ unsafe fn blur_window_body<const C: u32>(input: Global<u8>, output: Global<u8>, 
                 // Full windows for band offsets lo .. hi (none in the
                 // first and last r rows); clipped ones outside.
                 let (lo, hi) = if full_rows {
-                    let lo = if x0 >= h { 0 } else { h - x0 };
+                    let lo = h.saturating_sub(x0);
                     let hi = if rb - x0 >= h + band_bytes { band_bytes } else { (rb - x0).saturating_sub(h) };
                     if lo < hi { (lo, hi) } else { (0, 0) }
                 } else {

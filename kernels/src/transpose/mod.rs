@@ -19,11 +19,11 @@
 //! 9. [`transpose_thin_tall`], [`transpose_thin_wide`] — a few columns or
 //!    rows: whole lines per block, every thread busy.
 //! 10. [`transpose_lines_w128`] — any shape: each block's output row
-//!    segments start on 128-byte line boundaries (whole-line 16-byte
-//!    stores), the input span follows each row's shift.
+//!     segments start on 128-byte line boundaries (whole-line 16-byte
+//!     stores), the input span follows each row's shift.
 //! 11. [`transpose_flat_e6144`] — short output rows: each block writes one
-//!    contiguous run of the output that starts and ends on line
-//!    boundaries, whole rows and the ends of two.
+//!     contiguous run of the output that starts and ends on line
+//!     boundaries, whole rows and the ends of two.
 //!
 //! Rungs 3–5, rung 6, rung 10 and rung 11 are rows of four variant tables
 //! ([`transpose_smem_table!`](crate::transpose_smem_table),

@@ -433,14 +433,14 @@ pub fn activate<O: Value>(act: u32, s: f32) -> f32 {
             // output rounds to 2^-9 (bf16) or 2^-12 (f16) of the value:
             // `tanh.approx` (one special-function instruction, about 2^-11)
             // is below the rounding of bf16 and close to f16's.
-            let y = s * fma(0.285_419_26, s * s, 1.595_769_1);
+            let y = s * fma(0.285_419_26, s * s, 1.595_769);
             fma(s, tanh_approx(y), s)
         }
         ACT_GELU_TANH => {
             // `s = x`. x/2 · (1 + tanh y) = x − x / (e^{2y} + 1), exact at
             // ±∞; the division as one `rcp.approx` (1 ulp) instead of IEEE
             // division.
-            let y = 0.797_884_56 * fma(0.044_715 * s, s * s, s);
+            let y = 0.797_884_6 * fma(0.044_715 * s, s * s, s);
             s - s * rcp_approx(exp(2.0 * y) + 1.0)
         }
         _ => s,

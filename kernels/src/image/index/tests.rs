@@ -333,7 +333,7 @@ fn window_blur_fits_its_shared_memory_and_lanes() {
     assert_eq!(win_shared_parts() % 16, 0);
     assert_eq!(win_blocks_per_sm(), WIN_BLOCKS_BOUND);
     assert_eq!(WIN_VERTICAL, WIN_SEG / 4);
-    assert!(WIN_VERTICAL <= WIN_THREADS);
+    const { assert!(WIN_VERTICAL <= WIN_THREADS) };
 }
 
 #[test]

@@ -133,13 +133,13 @@ pub const fn win_supports(channels: u32, r: u32) -> bool {
         && (2 * r + 1) * 255 <= u16::MAX as u32
 }
 
-/// `(m, s)` such that `div_round_half_up(sum, count) = mul_hi(sum + count
-/// / 2, m) >> s` for `2 ≤ count < 2²²` and `sum ≤ 255 · count`:
-/// `s = 0` below 4096, else `floor(log2(count - 1))`, and `m = ceil(2^(32
-/// + s) / count)` (below 2³² because `2^s < count`). With `n = sum + count
-/// / 2 < 256 · count` and `m · count = 2^(32 + s) + e`, `e < count`, the
-/// product exceeds `n / count` by `n · e / (count · 2^(32 + s)) < 256 ·
-/// count / 2^(32 + s)`, which is below `1 / count` — never enough to reach
+/// `(m, s)` such that `div_round_half_up(sum, count) = mul_hi(sum +
+/// count / 2, m) >> s` for `2 ≤ count < 2²²` and `sum ≤ 255 · count`:
+/// `s = 0` below 4096, else `floor(log2(count - 1))`, and `m =
+/// ceil(2^(32 + s) / count)` (below 2³² because `2^s < count`). With `n =
+/// sum + count / 2 < 256 · count` and `m · count = 2^(32 + s) + e`, `e <
+/// count`, the product exceeds `n / count` by `n · e / (count · 2^(32 +
+/// s)) < 256 · count / 2^(32 + s)`, which is below `1 / count` — never enough to reach
 /// the next integer — when `count² < 2^(24 + s)`: below 4096 with `s = 0`
 /// (no shift: the blur's output loop for such windows has none), and
 /// always with the larger shift (`2^s > (count - 1) / 2`). Tested below for
