@@ -14,11 +14,12 @@
 //!    load of the entering and one of the leaving row's word straight from
 //!    global memory (the leaving row was read `2r + 1` rows earlier and
 //!    comes from L2), the byte split (and a mask on the row's edge words),
-//!    and one 3-input add per pair, whatever the radius. A row whose length is not a multiple of 4 is read as two
-//!    aligned words and a funnel shift; the first and last image rows byte
-//!    by byte (a word there may reach outside the image). The batch's
-//!    column sums go to shared memory as stored, into one of two buffers
-//!    (batches alternate).
+//!    and one 3-input add per pair, whatever the radius. A row whose
+//!    length is not a multiple of 4 is read as two aligned words and a
+//!    funnel shift; the first and last image rows byte by byte (a word
+//!    there may reach outside the image). The batch's column sums go to
+//!    shared memory as stored (eight rows off one address), into one of
+//!    two buffers (batches alternate).
 //! 2. **Horizontal.** One warp per row of the batch: each lane sums its
 //!    24 column sums per channel (`dp2a`: both u16 halves of a word in one
 //!    instruction when they are of one channel), the lanes' totals are
