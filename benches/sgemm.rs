@@ -276,7 +276,10 @@ fn auto_kernel(ctx: &Context, g: &Gemm) -> Result<String> {
     Ok(match (slices, g.peel_plan_on(ctx)?) {
         (s, _) if s > 1 => format!("{} × {s} + reduce", split.name()),
         (_, Some((mb, nb))) => format!("{} on {mb}×{nb} + peeled edges", g.resolved_variant()?.name()),
-        _ => g.resolved_variant()?.name().to_string(),
+        _ => match g.transposed_twin_on(ctx)? {
+            Some(t) => t.name().to_string(),
+            None => g.resolved_variant()?.name().to_string(),
+        },
     })
 }
 

@@ -149,6 +149,7 @@ const LAUNCH_NOTHING: &[(&str, &str)] = &[
     ("gemm/mod.rs:split_k_slices_on", "validates as `run` does and launches nothing (the split `run` would choose)"),
     ("gemm/mod.rs:split_k_plan_on", "validates as `run` does and launches nothing (the split `run` would choose)"),
     ("gemm/mod.rs:peel_plan_on", "validates as `run` does (its errors are `run`'s) and launches nothing (the peeling `run` would choose)"),
+    ("gemm/mod.rs:transposed_twin_on", "validates as `run` does (its errors are `run`'s) and launches nothing (the twin `run` would choose)"),
     ("interop.rs:from_cudarc", "launches nothing; its refusals (an emulator context, a slice of another context) hand the slice back and are tested in tests/cases/interop.rs"),
     ("image/strips.rs:window_strip_rows", "a heuristic over any usize: returns a number, launches nothing"),
     ("backend.rs:same_as", "compares two contexts"),

@@ -5,7 +5,7 @@
 //! dimensions, split-k, bad arguments, and cuBLAS (the benchmark ceiling).
 
 use ferrotile::cublas::{cublas_sgemm, Cublas};
-use ferrotile::gemm::{Gemm, GemmVariant, SplitConfig};
+use ferrotile::gemm::{Gemm, GemmVariant, SplitConfig, WarpConfig, WarpTConfig};
 use ferrotile::reference::{self, GemmShape};
 use ferrotile::{Backend, Context, Error};
 
@@ -63,13 +63,21 @@ fn check(ctx: &Context, s: GemmShape, beta: f32, v: Option<GemmVariant>) -> Resu
 /// leading dimension `m + 3`) or not, and `B` likewise (`tb`: `n × k`):
 /// the stored matrices hold the transposes of random `op(A)`, `op(B)`, and
 /// the f64 reference multiplies those. `v`: a rung, or `None` for cuBLAS.
-fn check_transposed(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool), v: Option<GemmVariant>) -> Result<(), String> {
+fn check_transposed(ctx: &Context, shape: (usize, usize, usize), t: (bool, bool), v: Option<GemmVariant>) -> Result<(), String> {
+    check_transposed_ld(ctx, shape, t, v, false)
+}
+
+/// [`check_transposed`] with every leading dimension a multiple of 4 when
+/// `aligned` (`cols` rounded up to 4, plus 4): the float4 rungs' transposed
+/// twins read such operands as stored.
+fn check_transposed_ld(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (bool, bool), v: Option<GemmVariant>, aligned: bool) -> Result<(), String> {
     let mut r = Rng::new(seed("transposed") ^ (m * 1_000_003 + n * 1009 + k) as u64 ^ ((ta as u64) << 40) ^ ((tb as u64) << 41));
     let (opa, opb) = (r.f32s(m * k), r.f32s(k * n));
+    let pad = |cols: usize| if aligned { cols.next_multiple_of(4) + 4 } else { cols + 3 };
     // Stored operands: op(X) itself (row-major, ld = cols + 3) or its transpose.
     let store = |x: &[f32], rows: usize, cols: usize, t: bool| -> (Vec<f32>, usize) {
         let (sr, sc) = if t { (cols, rows) } else { (rows, cols) };
-        let ld = sc + 3;
+        let ld = pad(sc);
         let mut out = vec![-9.0f32; (sr - 1) * ld + sc];
         for i in 0..rows {
             for j in 0..cols {
@@ -81,7 +89,7 @@ fn check_transposed(ctx: &Context, (m, n, k): (usize, usize, usize), (ta, tb): (
     };
     let (a, lda) = store(&opa, m, k, ta);
     let (b, ldb) = store(&opb, k, n, tb);
-    let ldc = n + 1;
+    let ldc = if aligned { pad(n) } else { n + 1 };
     let c0 = r.f32s((m - 1) * ldc + n);
     let (alpha, beta) = (1.25f32, -0.5f32);
     let (da, db) = (up(ctx, &a)?, up(ctx, &b)?);
@@ -153,6 +161,32 @@ pub fn cases() -> Vec<Case> {
         v.push(Case::new(format!("sgemm::transposed_{tag}::blocktile_2d_33x31x31"), move |ctx| {
             check_transposed(ctx, (33, 31, 31), t, Some(GemmVariant::Blocktile2d))
         }));
+        // The rung 9 tilings' `A`-transposed twins, forced, on leading
+        // dimensions that are multiples of 4 (`A` read as stored); every
+        // transposed combination through Auto below.
+        for w in WarpConfig::ALL.iter().copied().filter(|&w| t == (true, false) && WarpTConfig::twin(w).is_some()) {
+            let name = WarpTConfig::twin(w).map_or("", |x| x.name()).trim_start_matches("sgemm_");
+            for &(m, n, k) in SHAPES {
+                v.push(Case::new(format!("sgemm::twin::{name}::{m}x{n}x{k}"), move |ctx| {
+                    check_transposed_ld(ctx, (m, n, k), t, Some(GemmVariant::Warptile(w)), true)
+                }));
+            }
+            for (m, n, k) in [(1000, 1000, 1000), (1031, 517, 263)] {
+                v.push(Case::gpu_only(format!("sgemm::twin::{name}::{m}x{n}x{k}"), move |ctx| {
+                    check_transposed_ld(ctx, (m, n, k), t, Some(GemmVariant::Warptile(w)), true)
+                }));
+            }
+        }
+        for &(m, n, k) in SHAPES {
+            v.push(Case::new(format!("sgemm::transposed_{tag}::aligned_{m}x{n}x{k}"), move |ctx| {
+                check_transposed_ld(ctx, (m, n, k), t, Some(GemmVariant::Auto), true)
+            }));
+        }
+        for (m, n, k) in [(1000, 1000, 1000), (2048, 2048, 2048)] {
+            v.push(Case::gpu_only(format!("sgemm::transposed_{tag}::aligned_{m}x{n}x{k}"), move |ctx| {
+                check_transposed_ld(ctx, (m, n, k), t, Some(GemmVariant::Auto), true)
+            }));
+        }
         for (m, n, k) in [(1000, 129, 1000), (1024, 1024, 1024)] {
             v.push(Case::gpu_only(format!("sgemm::transposed_{tag}::{m}x{n}x{k}"), move |ctx| {
                 check_transposed(ctx, (m, n, k), t, Some(GemmVariant::Auto))
@@ -249,6 +283,11 @@ fn bad_arguments(ctx: &Context) -> Result<(), String> {
     expect(
         "transposed A on a float4 rung",
         Gemm::new(4, 4, 4).transpose_a(true).variant(GemmVariant::Vectorized).run(ctx, &a, &a, &mut c),
+        &|e| matches!(e, Error::BadArgument { arg: "variant", .. }),
+    )?;
+    expect(
+        "transposed B on a warptile tiling (its twins read only a transposed A)",
+        Gemm::new(4, 4, 4).transpose_b(true).variant(GemmVariant::Warptile(WarpConfig::B64x64x16W32x32)).run(ctx, &a, &a, &mut c),
         &|e| matches!(e, Error::BadArgument { arg: "variant", .. }),
     )?;
     expect(

@@ -333,6 +333,10 @@ const H200LEAD29: &str = "2026-11-29-h200-tile-lead";
 /// Issue 15's shape classes on an H200 (f32 GEMM classes and the image
 /// classes, one call of docs/benchmarks/2026-11-28-h200-classes/).
 const H200CL28: &str = "2026-11-28-h200-classes";
+/// The f32 GEMM's classes with a transposed `A` read as stored by the rung 9
+/// tilings' twins, on an H200 (docs/benchmarks/2026-11-30-h200-sgemm-twins/run2/,
+/// the new build's first round).
+const H200TW30: &str = "2026-11-30-h200-sgemm-twins";
 /// The image classes on an H200 with RGBA on the sliding-sums rung
 /// (docs/benchmarks/2026-11-28-h200-rgba/, the new build's first round).
 const H200RGBA28: &str = "2026-11-28-h200-rgba";
@@ -987,12 +991,12 @@ pub const TABLES: &[Table] = &[
                 sc_in(&[H200CL28], &["4097×4097×4097 NN", "2049×2049×2049 NN", "4100×4100×4100 NN", "6145×6145×2048 NN", "8193×8193×1024 NN"]),
             ],
             &[
-                Cell::T("f32 GEMM transposed"),
+                Cell::T("f32 GEMM transposed (new: a transposed `A` read as stored, 2026-11-30)"),
                 Cell::T("4096³ TN / NT / TT; 1000³ TN / NT / TT"),
                 Cell::Cat(&[
-                    sc_in(&[H200CL28], &["4096×4096×4096 TN", "4096×4096×4096 NT", "4096×4096×4096 TT"]),
+                    sc_in(&[H200TW30], &["4096×4096×4096 TN", "4096×4096×4096 NT", "4096×4096×4096 TT"]),
                     Cell::T("; "),
-                    sc_in(&[H200CL28], &["1000×1000×1000 TN", "1000×1000×1000 NT", "1000×1000×1000 TT"]),
+                    sc_in(&[H200TW30], &["1000×1000×1000 TN", "1000×1000×1000 NT", "1000×1000×1000 TT"]),
                 ]),
             ],
             &[
@@ -1065,9 +1069,10 @@ pub const TABLES: &[Table] = &[
                 ]),
             ],
         ],
-        note: "H200, 2026-11-28: Auto against cuBLAS SGEMM with the same transposes (f32 GEMM rows, one call) or a \
-               device copy of the same bytes (image rows: the build with RGBA on the sliding-sums rung, another call), \
-               each in the same run.",
+        note: "H200, 2026-11-28: Auto against cuBLAS SGEMM with the same transposes (f32 GEMM rows, one call; the \
+               transposed row from the build whose rung 9 tilings read a transposed `A` as stored, 2026-11-30, one \
+               call) or a device copy of the same bytes (image rows: the build with RGBA on the sliding-sums rung, \
+               another call), each in the same run.",
     },
     Table {
         name: "memory-bound",

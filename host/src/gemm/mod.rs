@@ -44,7 +44,8 @@
 //! | the problem | what runs |
 //! | --- | --- |
 //! | any `m × n × k` | the rung of [`AUTO_TABLE`] nearest to the shape ([`pick`]), or where its blocks fit one wave another bounded rung of the table estimated 10 % faster ([`auto_variant`]); blocks on the edge of `C` run the same unpredicated loop as interior ones (clamped reads), only the `k` tail is predicated |
-//! | `A` and/or `B` stored transposed | a packed row-major copy made by the transpose kernels (one matrix, rows of a multiple of 4) or the staging copy (otherwise), then as above |
+//! | `A` stored transposed, its rows and `C`'s a multiple of 4 apart, neither split nor peeled below | the rung's twin that reads `A` as stored ([`WarpTConfig`], [`Gemm::transposed_twin_on`]); a transposed `B` copied as in the next row |
+//! | `A` and/or `B` stored transposed (otherwise) | a packed row-major copy made by the transpose kernels (one matrix, rows of a multiple of 4) or the staging copy (otherwise), then as above |
 //! | `k`, `lda`, `ldb` or a batch stride not a multiple of 4 | that operand staged into rows of a multiple of 4, then as above |
 //! | `ldc` not a multiple of 4 | the epilogue stores scalars |
 //! | `ldc` a multiple of 4, `C`'s batch stride not | computed into a packed copy of `C` (holding `C` when β ≠ 0), copied back |
@@ -54,7 +55,8 @@
 //!
 //! A rung chosen with [`Gemm::variant`] runs as chosen (no staging, no
 //! split; a float4 rung refuses layouts it cannot read, rung 5 reads
-//! transposed operands directly); [`Gemm::split_k`] forces or turns off
+//! transposed operands directly, a rung 9 tiling with a twin a transposed
+//! `A`); [`Gemm::split_k`] forces or turns off
 //! the split on the `Auto` path.
 
 mod mma;
@@ -67,7 +69,7 @@ use ferrotile_kernels as k;
 #[cfg(ferrotile_experiments)]
 pub use ferrotile_kernels::gemm::simt::StageTConfig;
 use ferrotile_kernels::gemm::simt::Tiling;
-pub use ferrotile_kernels::gemm::simt::{GemmParams, SplitConfig, StageConfig, WarpConfig};
+pub use ferrotile_kernels::gemm::simt::{GemmParams, SplitConfig, StageConfig, WarpConfig, WarpTConfig};
 pub use mma::MmaTile;
 pub use wgmma::WgmmaTile;
 pub use simt::{auto_variant, one_wave_cost, peel_plan, pick, plan_chunks, split_k_plan, split_k_slices, tile_rate, tiling_rate, AutoEntry, GemmChunk, AUTO_TABLE, BLOCK_OVERHEAD_DEPTH, PEEL_MAX_FRACTION, SPLIT_K_MIN_GAIN, TILE_RATES};
@@ -464,6 +466,24 @@ impl Gemm {
         })
     }
 
+    /// The `A`-transposed twin ([`WarpTConfig`]) `Auto` runs on `ctx` with
+    /// f32 inputs: `A` stored transposed, read as stored by the twin of the
+    /// rung 9 tiling `Auto` picks (a transposed `B` copied first), where
+    /// neither split-k nor peeling applies and the stored `A` and `C` read
+    /// as float4s; `None` otherwise (a transposed `A` is then copied).
+    pub fn transposed_twin_on(&self, ctx: &Context) -> Result<Option<WarpTConfig>> {
+        let p = self.problem()?;
+        Ok(match self.engine::<f32, f32>(&p, sm_count(ctx), hopper_sms(ctx), false)? {
+            Engine::Simt(v @ GemmVariant::Warptile(w), _) if self.transposes().0 => {
+                let split = self.split_on(ctx, &p);
+                let peel = self.peel_on(ctx, &p, v, split);
+                let [sa, _] = mma::Stored::operands(&p, self.transposes());
+                simt::reads_a_transposed(v, split, peel, &p, sa).then(|| WarpTConfig::twin(w)).flatten()
+            }
+            _ => None,
+        })
+    }
+
     /// [`Gemm::peel_plan_on`] for `Auto`'s rung `v` on `p`, whose split is
     /// `split` ([`Gemm::split_on`]).
     fn peel_on(&self, ctx: &Context, p: &Problem, v: GemmVariant, split: (SplitConfig, usize)) -> Option<(usize, usize)> {
@@ -751,10 +771,17 @@ impl Gemm {
                 }
                 v => v,
             };
-            if (ta || tb) && v != GemmVariant::Blocktile2d {
+            // Transposed operands: rung 5 reads any layout; a rung 9 tiling
+            // with an `A`-transposed twin (`WarpTConfig::twin`) runs the
+            // twin on `Aᵀ` and a row-major `B`.
+            let twin = matches!(v, GemmVariant::Warptile(w) if WarpTConfig::twin(w).is_some()) && !tb;
+            if (ta || tb) && v != GemmVariant::Blocktile2d && !twin {
                 return Err(Error::BadArgument {
                     arg: "variant",
-                    detail: format!("`{}` reads row-major operands; transposed f32 operands run on Blocktile2d (or Auto)", v.name()),
+                    detail: format!(
+                        "`{}` reads row-major operands; transposed f32 operands run on Blocktile2d or Auto (a transposed A alone also on the warptile tilings with a twin, WarpTConfig)",
+                        v.name()
+                    ),
                 });
             }
             if v.needs_float4() {

@@ -6,7 +6,7 @@ use ferrotile_kernels as k;
 use ferrotile_kernels::gemm::simt::GemmParams;
 #[cfg(ferrotile_experiments)]
 use ferrotile_kernels::gemm::simt::StageTConfig;
-use ferrotile_kernels::gemm::simt::{SplitConfig, StageConfig, Tiling, WarpConfig};
+use ferrotile_kernels::gemm::simt::{SplitConfig, StageConfig, Tiling, WarpConfig, WarpTConfig};
 
 use super::mma::Stored;
 use super::GemmVariant;
@@ -399,6 +399,19 @@ pub fn split_k_slices(m: usize, n: usize, k: usize, sms: usize) -> usize {
 /// emulator): an H100's.
 pub(super) const DEFAULT_SMS: usize = 132;
 
+/// Whether [`run_any`] reads an `A` stored transposed as stored, through
+/// rung `v`'s twin ([`WarpTConfig::twin`]), instead of a transposed copy:
+/// `v` is a rung 9 tiling with a twin, the product is neither split nor
+/// peeled, and the stored `A` and `C` read as float4s (leading dimensions
+/// and batch strides multiples of 4).
+pub(super) fn reads_a_transposed(v: GemmVariant, split: (SplitConfig, usize), peel: Option<(usize, usize)>, p: &super::Problem, sa: Stored) -> bool {
+    let GemmVariant::Warptile(w) = v else { return false };
+    let one = p.batch == 1;
+    let a_aligned = sa.ld.is_multiple_of(4) && (one || sa.stride.is_multiple_of(4));
+    let c_aligned = p.g.ldc.is_multiple_of(4) && (one || p.strides[2].is_multiple_of(4));
+    WarpTConfig::twin(w).is_some() && split.1 <= 1 && peel.is_none() && a_aligned && c_aligned
+}
+
 /// Runs float4 rung `v` on any layout, `k` in `split.1` slices with the
 /// split-k tiling `split.0` (split-k, `split.1 > 1`, one matrix only): transposed operands and operands whose
 /// rows are not 16-byte aligned are staged into packed row-major copies
@@ -422,6 +435,17 @@ pub(super) fn run_any(
     let g = p.g;
     let (m, n) = (g.m as usize, g.n as usize);
     let [sa, sb] = Stored::operands(p, (ta, tb));
+    if ta && reads_a_transposed(v, split, peel, p, sa) {
+        // `A` as stored through the tiling's twin; `B` as stored or its
+        // row-major copy (transposed, or rows realigned).
+        let staged_b = match transposed_copy(ctx, (b, sb, tb), p.batch)? {
+            Some(t) => Some(t),
+            None => super::mma::stage(ctx, b, sb, p.batch, tb, false)?,
+        };
+        let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
+        let q = super::Problem { g: GemmParams { ldb: sb.ld as u32, ..g }, batch: p.batch, strides: [p.strides[0], sb.stride, p.strides[2]], transposes: (true, false) };
+        return run(ctx, v, (true, false), &q, a, b, c);
+    }
     let [staged_a, staged_b] = stage_operands(ctx, (a, sa, ta), (b, sb, tb), p.batch)?;
     let (a, sa) = staged_a.as_ref().map_or((a, sa), |(buf, s)| (buf, *s));
     let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
@@ -607,6 +631,7 @@ macro_rules! simt_launcher {
     };
 }
 ferrotile_kernels::simt_warptile_table!(simt_launcher);
+ferrotile_kernels::simt_warptile_t_table!(simt_launcher);
 ferrotile_kernels::simt_multistage_table!(simt_launcher);
 #[cfg(ferrotile_experiments)]
 ferrotile_kernels::simt_multistage_t_table!(simt_launcher);
@@ -632,7 +657,12 @@ fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmPa
         GemmVariant::Padded => launch!(ctx, k::gemm::simt::sgemm_padded, cfg, p, a, b, c),
         GemmVariant::Swizzled => launch!(ctx, k::gemm::simt::sgemm_swizzled, cfg, p, a, b, c),
         GemmVariant::DoubleBuffered => launch!(ctx, k::gemm::simt::sgemm_double_buffered, cfg, p, a, b, c),
-        GemmVariant::Warptile(w) => w.launch(ctx, cfg, p, a, b, c),
+        // `A` stored transposed: the tiling's twin, which reads it as
+        // stored (the engine checked that there is one and `B` is not).
+        GemmVariant::Warptile(w) => match WarpTConfig::twin(w).filter(|_| ta && !tb) {
+            Some(t) => t.launch(ctx, cfg, p, a, b, c),
+            None => w.launch(ctx, cfg, p, a, b, c),
+        },
         GemmVariant::Multistage(w) => w.launch(ctx, cfg, p, a, b, c),
         #[cfg(ferrotile_experiments)]
         GemmVariant::MultistageT(w) => w.launch(ctx, cfg, p, a, b, c),
@@ -643,6 +673,29 @@ fn launch_chunk(ctx: &Context, v: GemmVariant, (ta, tb): (bool, bool), p: GemmPa
 mod tests {
     use super::*;
     use crate::gemm::Gemm;
+
+    /// `Auto` reads a transposed `A` through its tiling's twin where the
+    /// stored `A` and `C` read as float4s and nothing is split or peeled;
+    /// a transposed `B` alone, an unaligned `lda`, or a split product keep
+    /// the copies.
+    #[test]
+    fn auto_takes_the_a_transposed_twin_where_it_reads_as_stored() -> Result<()> {
+        let ctx = Context::emulator();
+        let twin = |g: Gemm| g.transposed_twin_on(&ctx);
+        let v = auto_variant(1000, 1000, 1000, DEFAULT_SMS);
+        let GemmVariant::Warptile(w) = v else { panic!("1000³ runs a warptile tiling, not {}", v.name()) };
+        assert_eq!(twin(Gemm::new(1000, 1000, 1000).transpose_a(true))?, WarpTConfig::twin(w));
+        assert!(WarpTConfig::twin(w).is_some());
+        assert_eq!(twin(Gemm::new(1000, 1000, 1000).transpose_a(true).transpose_b(true))?, WarpTConfig::twin(w));
+        assert_eq!(twin(Gemm::new(1000, 1000, 1000).transpose_b(true))?, None);
+        assert_eq!(twin(Gemm::new(1000, 1000, 1000).transpose_a(true).lda(1001))?, None);
+        assert_eq!(twin(Gemm::new(1000, 1000, 1000).transpose_a(true).ldc(1002))?, None);
+        assert_eq!(twin(Gemm::new(1000, 1000, 1000))?, None);
+        // Skinny and deep: split-k, the copy.
+        assert!(split_k_slices(64, 64, 65536, DEFAULT_SMS) > 1);
+        assert_eq!(twin(Gemm::new(64, 64, 65536).transpose_a(true))?, None);
+        Ok(())
+    }
 
     /// The split-K reduction is bit for bit `α·(((0 + s₀) + s₁) + …) + β·C`
     /// (one fma) in slice order, reading the workspace with its own
@@ -749,7 +802,8 @@ mod tests {
         for b in k::gemm::simt::LAUNCH_BOUNDS {
             let v = GemmVariant::all().into_iter().find(|v| v.name() == b.kernel);
             let split = SplitConfig::from_name(b.kernel).map(|c| (c.config().threads() as u32, c.config().shared_bytes()));
-            let resources = v.and_then(|v| v.block_resources()).or(split);
+            let twin = WarpTConfig::from_name(b.kernel).map(|c| (c.config().threads() as u32, c.config().shared_bytes()));
+            let resources = v.and_then(|v| v.block_resources()).or(split).or(twin);
             let (threads, shared) = resources.unwrap_or_else(|| panic!("{} has launch bounds but no float4 variant", b.kernel));
             assert_eq!(threads, b.max_threads, "{}", b.kernel);
             // The bounds must leave room for the shared memory too (228 KiB

@@ -151,6 +151,12 @@ impl Tiling {
     pub const fn config(&self, p: &GemmParams) -> LaunchConfig {
         tiled_config(p, self.bm, self.bn, self.threads() as u32).with_shared(self.shared_bytes())
     }
+    /// Whether the engine reads an `A` stored transposed with this
+    /// configuration: its tile as stored, `(BK, BM)`, covered by the
+    /// threads' float4s in whole passes.
+    pub const fn validate_transposed_a(&self) -> bool {
+        tile_load_is_exact(self.bk, self.bm, self.threads(), 4)
+    }
     /// Whether the engine supports this configuration.
     pub const fn validate(&self) -> bool {
         let t = self.threads();
@@ -193,13 +199,21 @@ impl Tiling {
 /// with zeros outside. `CLAMP` (with `full`, for edge blocks: the tile's
 /// columns lie inside `A`, rows may not): rows past `m` read row `m − 1`
 /// instead ([`clamp_row`]); their products land in rows of `C`
-/// that are never written.
+/// that are never written. `TA`: `A` is stored transposed (`k × m`, rows
+/// `lda` apart) and the tile is read as stored, `(BK, BM)`, its float4s
+/// along `m` (`CLAMP`: a vector past `m` read at [`clamp_vec_col`], inside
+/// the row's `lda` elements).
 #[inline(always)]
-unsafe fn load_a<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
-    let la = p.a();
+unsafe fn load_a<const CLAMP: bool, const TA: bool>(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
+    let la = if TA { Layout2::row_major_ld(p.k as usize, p.m as usize, p.lda as usize) } else { p.a() };
     for q in 0..cfg.a_passes() {
-        let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
-        let (gr, gc) = (if CLAMP { clamp_row(m0 + r, p.m as usize) } else { m0 + r }, k0 + c);
+        let (gr, gc) = if TA {
+            let (r, c) = tile_load(t, q, cfg.threads(), cfg.bm, 4);
+            (k0 + r, if CLAMP { clamp_vec_col(m0 + c, p.lda as usize) } else { m0 + c })
+        } else {
+            let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
+            (if CLAMP { clamp_row(m0 + r, p.m as usize) } else { m0 + r }, k0 + c)
+        };
         regs[q] = unsafe {
             if full || la.in_bounds(gr, gc + 3) {
                 a.read_vec::<f32x4>(la.offset(gr, gc))
@@ -232,14 +246,20 @@ unsafe fn load_b<const CLAMP: bool>(cfg: &Tiling, p: &GemmParams, b: Global<f32>
 }
 
 /// Registers → one shared stage: `A` transposed (4 scalar stores per
-/// vector), `B` as float4s.
+/// vector), `B` as float4s; an `A` stored transposed (`TA`, its tile read
+/// as stored: [`load_a`]) as float4s too.
 #[inline(always)]
-unsafe fn store_tiles(cfg: &Tiling, sa: Shared<f32>, sb: Shared<f32>, t: usize, ra: &[f32x4; MAX_PASSES], rb: &[f32x4; MAX_PASSES]) {
+unsafe fn store_tiles<const TA: bool>(cfg: &Tiling, sa: Shared<f32>, sb: Shared<f32>, t: usize, ra: &[f32x4; MAX_PASSES], rb: &[f32x4; MAX_PASSES]) {
     let (at, bt) = (cfg.a_tile(), cfg.b_tile());
     for q in 0..cfg.a_passes() {
-        let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
-        for e in 0..4 {
-            unsafe { sa.store(at.offset(c + e, r), ra[q][e]) };
+        if TA {
+            let (r, c) = tile_load(t, q, cfg.threads(), cfg.bm, 4);
+            unsafe { sa.store_vec(at.offset(r, c), ra[q]) };
+        } else {
+            let (r, c) = tile_load(t, q, cfg.threads(), cfg.bk, 4);
+            for e in 0..4 {
+                unsafe { sa.store(at.offset(c + e, r), ra[q][e]) };
+            }
         }
     }
     for q in 0..cfg.b_passes() {
@@ -310,6 +330,7 @@ pub(super) unsafe fn body<
     const IL: bool,
     const EL: bool,
     const SPLIT: bool,
+    const TA: bool,
 >(
     p: GemmParams,
     ks: u32,
@@ -341,9 +362,9 @@ pub(super) unsafe fn body<
             for kt in 0..ktiles {
                 let k0 = kt * BK;
                 let full = interior && k0 + BK <= k;
-                load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                load_a::<false, TA>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
                 load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
-                store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
+                store_tiles::<TA>(&cfg, sa0, sb0, t, &ra, &rb);
                 sync_threads();
                 compute::<BK, TM, TN>(&cfg, sa0, sb0, origin, &mut acc);
                 sync_threads();
@@ -351,9 +372,9 @@ pub(super) unsafe fn body<
         } else {
             let k0 = kt0 * BK;
             let full = interior && k0 + BK <= k;
-            load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+            load_a::<false, TA>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
             load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
-            store_tiles(&cfg, sa0, sb0, t, &ra, &rb);
+            store_tiles::<TA>(&cfg, sa0, sb0, t, &ra, &rb);
             sync_threads();
             let mut kt = kt0;
             let st = Stages { sa0, sb0, stage };
@@ -361,7 +382,7 @@ pub(super) unsafe fn body<
                 // Tiles kt0 + 1..k/BK are full: no predicate, no bounds math.
                 let full_tiles = min(k / BK, kt1);
                 while kt + 1 < full_tiles {
-                    fast_step::<BK, TM, TN, false>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    fast_step::<BK, TM, TN, false, TA>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
                     kt += 1;
                 }
             } else if IL && EL {
@@ -371,7 +392,7 @@ pub(super) unsafe fn body<
                 // `B` past the edge clamped instead of predicated.
                 let full_tiles = min(edge_full_k_tiles(k, BK), kt1);
                 while kt + 1 < full_tiles {
-                    fast_step::<BK, TM, TN, true>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
+                    fast_step::<BK, TM, TN, true, TA>(&cfg, &p, (a, b), t, (m0, n0), origin, &st, kt, ((kt - kt0) % 2) * stage, &mut acc, (&mut ra, &mut rb));
                     kt += 1;
                 }
             }
@@ -381,14 +402,14 @@ pub(super) unsafe fn body<
                 if next {
                     let k0 = (kt + 1) * BK;
                     let full = interior && k0 + BK <= k;
-                    load_a::<false>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
+                    load_a::<false, TA>(&cfg, &p, a, t, (m0, k0), full, &mut ra);
                     load_b::<false>(&cfg, &p, b, t, (k0, n0), full, &mut rb);
                 }
                 compute::<BK, TM, TN>(&cfg, sa0.offset(cur), sb0.offset(cur), origin, &mut acc);
                 if next {
                     // The other stage was last read before the previous
                     // barrier: safe to overwrite while others still compute.
-                    store_tiles(&cfg, sa0.offset(stage - cur), sb0.offset(stage - cur), t, &ra, &rb);
+                    store_tiles::<TA>(&cfg, sa0.offset(stage - cur), sb0.offset(stage - cur), t, &ra, &rb);
                 }
                 sync_threads();
                 kt += 1;
@@ -418,7 +439,7 @@ struct Stages {
 /// into the other stage, barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLAMP: bool>(
+unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLAMP: bool, const TA: bool>(
     cfg: &Tiling,
     p: &GemmParams,
     (a, b): (Global<f32>, Global<f32>),
@@ -433,10 +454,10 @@ unsafe fn fast_step<const BK: usize, const TM: usize, const TN: usize, const CLA
 ) {
     let k0 = (kt + 1) * BK;
     unsafe {
-        load_a::<CLAMP>(cfg, p, a, t, (m0, k0), true, ra);
+        load_a::<CLAMP, TA>(cfg, p, a, t, (m0, k0), true, ra);
         load_b::<CLAMP>(cfg, p, b, t, (k0, n0), true, rb);
         compute::<BK, TM, TN>(cfg, st.sa0.offset(cur), st.sb0.offset(cur), origin, acc);
-        store_tiles(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
+        store_tiles::<TA>(cfg, st.sa0.offset(st.stage - cur), st.sb0.offset(st.stage - cur), t, ra, rb);
         sync_threads();
     }
 }
@@ -501,21 +522,32 @@ unsafe fn epilogue_at<const TM: usize, const TN: usize>(
 }
 
 /// Defines a named kernel that runs [`body`] with the `Tiling` constant
-/// `$cfg` (checked by a `const` assertion).
+/// `$cfg` (checked by a `const` assertion); with `true` on an `A` stored
+/// transposed (the twins of [`crate::simt_warptile_t_table`]).
 macro_rules! tiled_kernel {
     ($(#[$m:meta])* $name:ident = $cfg:path) => {
+        $crate::gemm::simt::float4::tiled_kernel!($(#[$m])* $name = $cfg, false);
+    };
+    ($(#[$m:meta])* $name:ident = $cfg:path, $ta:literal) => {
         $crate::kernel! {
             $(#[$m])*
             pub fn $name(p: $crate::gemm::GemmParams, a: $crate::arch::Global<f32>, b: $crate::arch::Global<f32>, c: $crate::arch::Global<f32>) {
-                const _: () = assert!($cfg.validate(), "invalid tiling");
+                const _: () = assert!($cfg.validate() && (!$ta || $cfg.validate_transposed_a()), "invalid tiling");
                 $crate::gemm::simt::float4::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.tm }, { $cfg.tn },
                     { $cfg.wm }, { $cfg.wn }, { $cfg.a_smem }, { $cfg.b_smem }, { $cfg.stages },
-                    { $cfg.interior_loop }, { $cfg.edge_loop }, false,
+                    { $cfg.interior_loop }, { $cfg.edge_loop }, false, $ta,
                 >(p, 0, a, b, c)
             }
         }
     };
 }
 
-pub(crate) use tiled_kernel;
+/// [`tiled_kernel`] on `A` stored transposed (`op(A) = Aᵀ`).
+macro_rules! tiled_kernel_tn {
+    ($(#[$m:meta])* $name:ident = $cfg:path) => {
+        $crate::gemm::simt::float4::tiled_kernel!($(#[$m])* $name = $cfg, true);
+    };
+}
+
+pub(crate) use {tiled_kernel, tiled_kernel_tn};

@@ -16,7 +16,7 @@
 //! experiments kept for the record (feature `experiments`). Their measured
 //! numbers are in BENCHMARKS.md.
 
-use super::float4::{tiled_kernel, Tiling};
+use super::float4::{tiled_kernel, tiled_kernel_tn, Tiling};
 use super::index::{PLAIN, SWIZZLED};
 use crate::variant_family;
 
@@ -137,3 +137,41 @@ macro_rules! simt_warptile_table {
 }
 
 crate::simt_warptile_table!(variant_family);
+
+/// The `A`-transposed twins of the rung 9 tilings `Auto` runs (see
+/// [`crate::variants`]): the same tiling on `A` stored transposed
+/// (`op(A) = Aᵀ`, `_tn`), its tile read as stored — `(BK, BM)`, float4s
+/// along `m` — and stored to shared memory as float4s (the row-major
+/// tile takes four scalar stores per float4 to turn it), so a transposed
+/// `A` needs no transposed copy before the product. The host runs a twin
+/// where its base tiling is `Auto`'s pick ([`WarpTConfig::twin`]); a
+/// transposed `B` is still copied first (twins reading `Bᵀ` as stored,
+/// its float4s turned by scalar stores, ran slower than the copy:
+/// BENCHMARKS.md).
+#[macro_export]
+macro_rules! simt_warptile_t_table {
+    ($then:ident) => { $then! {
+        /// The `A`-transposed twins of the warptiled rung's shipped tilings.
+        pub enum WarpTConfig: $crate::gemm::simt::Tiling;
+
+        /// [`WarpConfig::B128x128x8W32x128Lb2`] on `Aᵀ`.
+        [cfg(all())] B128x128x8W32x128Lb2Tn => sgemm_warptile_128x128x8_w32x128_lb2_tn = tiled_kernel_tn!(WT_128X128X8_W32X128), bounds 2;
+        /// [`WarpConfig::B64x64x16W32x32`] on `Aᵀ`.
+        [cfg(all())] B64x64x16W32x32Tn => sgemm_warptile_64x64x16_w32x32_tn = tiled_kernel_tn!(WT_64X64X16_W32X32), bounds 0;
+        /// [`WarpConfig::B64x128x16W32x64Lb3`] on `Aᵀ`.
+        [cfg(all())] B64x128x16W32x64Lb3Tn => sgemm_warptile_64x128x16_w32x64_lb3_tn = tiled_kernel_tn!(WT_64X128X16_W32X64), bounds 3;
+        /// [`WarpConfig::B128x64x8W64x32Lb3`] on `Aᵀ`.
+        [cfg(all())] B128x64x8W64x32Lb3Tn => sgemm_warptile_128x64x8_w64x32_lb3_tn = tiled_kernel_tn!(WT_128X64X8_W64X32), bounds 3;
+    } };
+}
+
+crate::simt_warptile_t_table!(variant_family);
+
+impl WarpTConfig {
+    /// The twin of `base` for an `A` stored transposed: the kernel named
+    /// `base`'s with `_tn` (`None`: `base` has none).
+    pub fn twin(base: WarpConfig) -> Option<WarpTConfig> {
+        let name = base.name();
+        WarpTConfig::ALL.iter().copied().find(|t| t.name().strip_suffix("_tn") == Some(name))
+    }
+}

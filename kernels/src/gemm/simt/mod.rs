@@ -44,9 +44,9 @@ pub fn bounds_blocks_per_sm(kernel: &str) -> Option<usize> {
     LAUNCH_BOUNDS.iter().find(|b| b.kernel == kernel).map(|b| b.min_blocks_per_sm as usize)
 }
 
-/// Every SIMT GEMM kernel with launch bounds (rung 9's, rung 10's and
-/// split-k's tables).
+/// Every SIMT GEMM kernel with launch bounds (rung 9's and its transposed
+/// twins', rung 10's and split-k's tables).
 pub const LAUNCH_BOUNDS: &[LaunchBounds] = {
-    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS, SplitConfig::BOUNDS];
+    const PARTS: &[&[LaunchBounds]] = &[WarpConfig::BOUNDS, WarpTConfig::BOUNDS, StageConfig::BOUNDS, StageTConfig::BOUNDS, SplitConfig::BOUNDS];
     &crate::variants::concat_bounds::<{ crate::variants::total_len(PARTS) }>(PARTS)
 };

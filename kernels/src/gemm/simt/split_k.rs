@@ -62,7 +62,7 @@ macro_rules! split_k_kernel {
                 super::float4::body::<
                     { $cfg.bm }, { $cfg.bn }, { $cfg.bk }, { $cfg.tm }, { $cfg.tn },
                     { $cfg.wm }, { $cfg.wn }, { $cfg.a_smem }, { $cfg.b_smem }, { $cfg.stages },
-                    { $cfg.interior_loop }, { $cfg.edge_loop }, true,
+                    { $cfg.interior_loop }, { $cfg.edge_loop }, true, false,
                 >(p, ks, a, b, ws)
             }
         }
