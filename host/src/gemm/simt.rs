@@ -215,6 +215,13 @@ fn stage_operands<'c>(ctx: &'c Context, a: (&Buffer<f32>, Stored, bool), b: (&Bu
     }
 }
 
+/// One operand as [`stage_operands`] stages it alone: its transposed copy
+/// through the transpose kernels where that applies ([`transposed_copy`]),
+/// else the staging copy (`None`: read as stored).
+fn stage_operand<'c>(ctx: &'c Context, op: (&Buffer<f32>, Stored, bool), batch: usize) -> Result<super::mma::Staged<'c, f32>> {
+    transposed_copy(ctx, op, batch)?.map_or_else(|| super::mma::stage(ctx, op.0, op.1, batch, op.2, false), |t| Ok(Some(t)))
+}
+
 /// A transposed operand's copy through the transpose kernels, where it is
 /// one packed matrix (or one shared by the batch) whose copy has rows of a
 /// multiple of 4 and a transpose kernel beats a copy; `None` otherwise.
@@ -438,10 +445,7 @@ pub(super) fn run_any(
     if ta && reads_a_transposed(v, split, peel, p, sa) {
         // `A` as stored through the tiling's twin; `B` as stored or its
         // row-major copy (transposed, or rows realigned).
-        let staged_b = match transposed_copy(ctx, (b, sb, tb), p.batch)? {
-            Some(t) => Some(t),
-            None => super::mma::stage(ctx, b, sb, p.batch, tb, false)?,
-        };
+        let staged_b = stage_operand(ctx, (b, sb, tb), p.batch)?;
         let (b, sb) = staged_b.as_ref().map_or((b, sb), |(buf, s)| (buf, *s));
         let q = super::Problem { g: GemmParams { ldb: sb.ld as u32, ..g }, batch: p.batch, strides: [p.strides[0], sb.stride, p.strides[2]], transposes: (true, false) };
         return run(ctx, v, (true, false), &q, a, b, c);
