@@ -79,7 +79,13 @@ impl GemmParams {
     /// (≥ m) and read as its transpose. [`GemmParams::a`] otherwise.
     #[inline(always)]
     pub const fn a_op(&self, transposed: bool) -> Layout2 {
-        if transposed { Layout2::row_major_ld(self.k as usize, self.m as usize, self.lda as usize).transposed() } else { self.a() }
+        if transposed { self.a_stored_t().transposed() } else { self.a() }
+    }
+    /// Layout of `A` as stored when it is stored transposed: a row-major
+    /// `(k, m)` matrix with leading dimension `lda` (≥ m).
+    #[inline(always)]
+    pub const fn a_stored_t(&self) -> Layout2 {
+        Layout2::row_major_ld(self.k as usize, self.m as usize, self.lda as usize)
     }
     /// Layout of `op(B)`, the `(k, n)` operand, when `transposed`: `B` is
     /// stored as a row-major `(n, k)` matrix with leading dimension `ldb`

@@ -205,7 +205,7 @@ impl Tiling {
 /// the row's `lda` elements).
 #[inline(always)]
 unsafe fn load_a<const CLAMP: bool, const TA: bool>(cfg: &Tiling, p: &GemmParams, a: Global<f32>, t: usize, (m0, k0): (usize, usize), full: bool, regs: &mut [f32x4; MAX_PASSES]) {
-    let la = if TA { Layout2::row_major_ld(p.k as usize, p.m as usize, p.lda as usize) } else { p.a() };
+    let la = if TA { p.a_stored_t() } else { p.a() };
     for q in 0..cfg.a_passes() {
         let (gr, gc) = if TA {
             let (r, c) = tile_load(t, q, cfg.threads(), cfg.bm, 4);
